@@ -1,0 +1,83 @@
+// The admission chain: enabled plugins' mutate phase, then their validate phase, run inside the
+// generic store with the old object at hand. Any rejection fails the whole request.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { AnyObject, Resource } from '../resources/define.js'
+import type { UserInfo } from '../auth/authn.js'
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'
+
+export interface AdmissionAttributes {
+  operation: Operation
+  resource: Resource
+  subresource: string
+  namespace: string
+  name: string
+  /** The object being written (undefined for DELETE); mutate may change it. */
+  object?: AnyObject
+  /** The stored object (UPDATE, DELETE). */
+  oldObject?: AnyObject
+  user: UserInfo
+  dryRun: boolean
+  /** Reads the newest stored object of any kind; plugins use it for lookups (namespaces, classes). */
+  lookup (plural: string, group: string, namespace: string, name: string): Promise<AnyObject | undefined>
+  /** Lists the current objects of a kind (from the watch cache). */
+  list (plural: string, group: string, namespace?: string): AnyObject[]
+  /** Warnings for the client. */
+  warnings: string[]
+}
+
+export interface AdmissionPlugin {
+  name: string
+  /** Whether this plugin looks at the request at all. */
+  handles (a: AdmissionAttributes): boolean
+  /** Mutating phase: may change a.object. Throw an ApiError to reject. */
+  mutate?(a: AdmissionAttributes): Promise<void> | void
+  /** Validating phase: must not mutate. Throw an ApiError to reject. */
+  validate?(a: AdmissionAttributes): Promise<void> | void
+}
+
+export interface AdmissionChain {
+  /** Registers a plugin; it runs only when enabled by the flags. */
+  add (plugin: AdmissionPlugin): void
+  mutate (a: AdmissionAttributes): Promise<void>
+  validate (a: AdmissionAttributes): Promise<void>
+  enabled (): string[]
+}
+
+export interface AdmissionOptions {
+  /** --enable-admission-plugins: added to the defaults. */
+  enable?: string[]
+  /** --disable-admission-plugins: removed even when on by default. */
+  disable?: string[]
+}
+
+/** Plugins on by default, as the reference server has them (those this server implements register themselves). */
+export const DEFAULT_ENABLED = [
+  'NamespaceLifecycle', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction',
+  'DefaultIngressClass', 'DefaultStorageClass', 'DefaultTolerationSeconds', 'LimitRanger',
+  'MutatingAdmissionWebhook', 'PersistentVolumeClaimResize', 'PodSecurity', 'Priority', 'ResourceQuota',
+  'RuntimeClass', 'ServiceAccount', 'StorageObjectInUseProtection', 'TaintNodesByCondition',
+  'ValidatingAdmissionWebhook'
+]
+
+declare module 'fastify' {
+  interface FastifyInstance { admission: AdmissionChain }
+}
+
+export default fp(async function admission (fastify: FastifyInstance, opts: AdmissionOptions) {
+  const wanted = new Set([...DEFAULT_ENABLED, ...(opts.enable ?? [])])
+  for (const name of opts.disable ?? []) wanted.delete(name)
+  const plugins: AdmissionPlugin[] = []
+  const chain: AdmissionChain = {
+    add (plugin) { if (wanted.has(plugin.name)) plugins.push(plugin) },
+    async mutate (a) {
+      for (const p of plugins) if (p.mutate !== undefined && p.handles(a)) await p.mutate(a)
+    },
+    async validate (a) {
+      for (const p of plugins) if (p.validate !== undefined && p.handles(a)) await p.validate(a)
+    },
+    enabled: () => plugins.map(p => p.name)
+  }
+  fastify.decorate('admission', chain)
+}, { name: 'admission' })

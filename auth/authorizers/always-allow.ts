@@ -1,0 +1,6 @@
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+
+export default fp(async function alwaysAllow (fastify: FastifyInstance) {
+  fastify.authz.add('AlwaysAllow', () => ({ decision: 'Allow' }))
+}, { name: 'authz:always-allow', dependencies: ['authz'] })

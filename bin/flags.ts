@@ -1,0 +1,89 @@
+// Command-line flags, named as the reference server names them.
+export interface Flags {
+  securePort: number
+  bindAddress: string
+  dataDir: string
+  storageUrl?: string
+  compactionIntervalMs: number
+  shutdownDelayMs: number
+  enableAdmissionPlugins: string[]
+  disableAdmissionPlugins: string[]
+  authorizationModes: string[]
+  tokenAuthFile?: string
+  anonymousAuth: boolean
+  clientCaFile?: string
+  tlsCertFile?: string
+  tlsPrivateKeyFile?: string
+  logLevel: string
+}
+
+/** "5m", "30s", "1h30m", "250ms" → milliseconds. */
+export function parseDuration (text: string): number {
+  if (/^\d+$/.test(text)) return Number(text) * 1000
+  const re = /(\d+(?:\.\d+)?)(ms|h|m|s)/g
+  let total = 0
+  let consumed = ''
+  for (const m of text.matchAll(re)) {
+    const n = Number(m[1])
+    total += n * (m[2] === 'h' ? 3_600_000 : m[2] === 'm' ? 60_000 : m[2] === 's' ? 1000 : 1)
+    consumed += m[0]
+  }
+  if (consumed !== text || text === '') throw new Error(`invalid duration "${text}"`)
+  return total
+}
+
+const list = (v: string): string[] => v.split(',').map(s => s.trim()).filter(s => s !== '')
+const bool = (name: string, v: string): boolean => {
+  if (v === 'true' || v === '') return true
+  if (v === 'false') return false
+  throw new Error(`invalid boolean for --${name}: "${v}"`)
+}
+
+const BOOLEAN_FLAGS = new Set(['anonymous-auth'])
+
+export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env): Flags {
+  const f: Flags = {
+    securePort: 6443,
+    bindAddress: '127.0.0.1',
+    dataDir: './data',
+    storageUrl: env.DATABASE_URL,
+    compactionIntervalMs: 5 * 60_000,
+    shutdownDelayMs: 0,
+    enableAdmissionPlugins: [],
+    disableAdmissionPlugins: [],
+    authorizationModes: ['AlwaysAllow'],
+    anonymousAuth: false,
+    logLevel: env.LOG_LEVEL ?? 'info'
+  }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"`)
+    let [name, value] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined]
+    if (value === undefined) {
+      if (BOOLEAN_FLAGS.has(name)) value = ''
+      else {
+        value = argv[++i]
+        if (value === undefined) throw new Error(`flag --${name} needs a value`)
+      }
+    }
+    switch (name) {
+      case 'secure-port': f.securePort = Number(value); if (!Number.isInteger(f.securePort) || f.securePort < 0 || f.securePort > 65535) throw new Error(`invalid --secure-port "${value}"`); break
+      case 'bind-address': f.bindAddress = value; break
+      case 'data-dir': f.dataDir = value; break
+      case 'storage-url': f.storageUrl = value; break
+      case 'compaction-interval': f.compactionIntervalMs = parseDuration(value); break
+      case 'shutdown-delay-duration': f.shutdownDelayMs = parseDuration(value); break
+      case 'enable-admission-plugins': f.enableAdmissionPlugins = list(value); break
+      case 'disable-admission-plugins': f.disableAdmissionPlugins = list(value); break
+      case 'authorization-mode': f.authorizationModes = list(value); break
+      case 'token-auth-file': f.tokenAuthFile = value; break
+      case 'anonymous-auth': f.anonymousAuth = bool(name, value); break
+      case 'client-ca-file': f.clientCaFile = value; break
+      case 'tls-cert-file': f.tlsCertFile = value; break
+      case 'tls-private-key-file': f.tlsPrivateKeyFile = value; break
+      case 'log-level': f.logLevel = value; break
+      default: throw new Error(`unknown flag: --${name}`)
+    }
+  }
+  return f
+}

@@ -1,0 +1,79 @@
+// The server process: certificates, database (embedded unless a URL is given), listen, and a
+// graceful stop on SIGTERM/SIGINT.
+import { mkdirSync, readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { buildApp } from '../plugins/app.js'
+import { ensureCertificates, writeKubeconfig } from '../auth/pki.js'
+import { startEmbeddedPostgres } from '../storage/embedded.js'
+import { parseFlags } from './flags.js'
+
+async function main (): Promise<void> {
+  let flags
+  try {
+    flags = parseFlags(process.argv.slice(2))
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n`)
+    process.exit(2)
+  }
+  const dataDir = resolve(flags.dataDir)
+  mkdirSync(dataDir, { recursive: true })
+  const pki = await ensureCertificates(dataDir, { bindAddress: flags.bindAddress })
+
+  let embedded: { url: string, stop(): Promise<void> } | undefined
+  let databaseUrl = flags.storageUrl
+  if (databaseUrl === undefined || databaseUrl === '') {
+    embedded = await startEmbeddedPostgres(dataDir)
+    databaseUrl = embedded.url
+  }
+
+  const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
+  const tls = {
+    cert: flags.tlsCertFile === undefined ? pki.servingCertPem : readFileSync(flags.tlsCertFile, 'utf8'),
+    key: flags.tlsPrivateKeyFile === undefined ? pki.servingKeyPem : readFileSync(flags.tlsPrivateKeyFile, 'utf8'),
+    clientCA
+  }
+  let app
+  try {
+    app = await buildApp({
+      databaseUrl,
+      tls,
+      logger: { level: flags.logLevel },
+      compactionIntervalMs: flags.compactionIntervalMs,
+      tokenAuthFile: flags.tokenAuthFile,
+      anonymousAuth: flags.anonymousAuth,
+      authorizationModes: flags.authorizationModes,
+      admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins }
+    })
+    await app.listen({ port: flags.securePort, host: flags.bindAddress })
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n`)
+    await embedded?.stop()
+    process.exit(1)
+  }
+  const address = app.server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : flags.securePort
+  const host = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress
+  writeKubeconfig(pki.paths.kubeconfig, {
+    server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    caCertPem: pki.caCertPem,
+    clientCertPem: pki.adminCertPem,
+    clientKeyPem: pki.adminKeyPem
+  })
+  app.log.info(`ready; kubectl --kubeconfig ${pki.paths.kubeconfig} get namespaces`)
+
+  let stopping = false
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return
+    stopping = true
+    app.log.info({ signal }, 'shutting down')
+    app.health.beginShutdown()
+    if (flags.shutdownDelayMs > 0) await new Promise(resolve => setTimeout(resolve, flags.shutdownDelayMs))
+    await app.close()
+    await embedded?.stop()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => { void stop('SIGTERM') })
+  process.on('SIGINT', () => { void stop('SIGINT') })
+}
+
+void main()

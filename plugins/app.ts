@@ -1,0 +1,109 @@
+// buildApp: the whole server as one Fastify instance, every stage a plugin, in pipeline order.
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import fp from 'fastify-plugin'
+import errors from './errors.js'
+import requestInfo from './request-info.js'
+import health from './health.js'
+import version from './version.js'
+import rest, { BODY_LIMIT } from './rest/index.js'
+import discovery from './discovery.js'
+import storage from '../storage/plugin.js'
+import authn from '../auth/authn.js'
+import x509 from '../auth/authenticators/x509.js'
+import tokenFile from '../auth/authenticators/token-file.js'
+import anonymous from '../auth/authenticators/anonymous.js'
+import authz from '../auth/authz.js'
+import alwaysAllow from '../auth/authorizers/always-allow.js'
+import alwaysDeny from '../auth/authorizers/always-deny.js'
+import admission from '../admission/chain.js'
+import namespaceLifecycle from '../admission/namespace-lifecycle.js'
+import namespaceController from '../controllers/namespace.js'
+import systemNamespaces from '../controllers/system-namespaces.js'
+import { RESOURCES } from '../resources/index.js'
+import type { Resource } from '../resources/define.js'
+
+export interface AppOptions {
+  databaseUrl: string
+  /** 0 disables compaction (tests that exercise it compact explicitly). */
+  compactionIntervalMs?: number
+  /** HTTPS with client-certificate authentication against `clientCA`. */
+  tls?: { cert: string, key: string, clientCA?: string }
+  logger?: FastifyServerOptions['logger']
+  tokenAuthFile?: string
+  anonymousAuth?: boolean
+  /** --authorization-mode, in order. */
+  authorizationModes?: string[]
+  admission?: { enable?: string[], disable?: string[] }
+  bookmarkIntervalMs?: number
+}
+
+const AUTHORIZERS: Record<string, typeof alwaysAllow> = {
+  AlwaysAllow: alwaysAllow,
+  AlwaysDeny: alwaysDeny
+}
+
+export const AUTHORIZATION_MODES = Object.keys(AUTHORIZERS)
+
+/** A kind as a Fastify plugin: it registers itself with the generic REST machinery. */
+export const resourcePlugin = (r: Resource) =>
+  fp(async (fastify) => { fastify.resources.add(r) }, {
+    name: `resource:${r.plural}${r.group === '' ? '' : `.${r.group}`}`,
+    dependencies: ['rest']
+  })
+
+export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
+    return503OnClosing: true,
+    forceCloseConnections: true,
+    ...(opts.tls === undefined
+      ? {}
+      : {
+          https: {
+            cert: opts.tls.cert,
+            key: opts.tls.key,
+            ca: opts.tls.clientCA,
+            requestCert: opts.tls.clientCA !== undefined,
+            rejectUnauthorized: false,
+            minVersion: 'TLSv1.2' as const
+          }
+        })
+  }) as unknown as FastifyInstance
+
+  await app.register(errors)
+  await app.register(requestInfo)
+  await app.register(storage, { databaseUrl: opts.databaseUrl, compactionIntervalMs: opts.compactionIntervalMs })
+  await app.register(health)
+  app.health.add('postgres', async () => { await app.storage.currentRevision() }, ['healthz', 'livez', 'readyz'])
+  app.health.add('watch-caches', async () => {
+    const pending = app.watchCaches.all().length === 0
+    if (pending) throw new Error('watch caches not started')
+    await Promise.all(app.watchCaches.all().map(c => c.ready))
+  }, ['readyz'])
+  await app.register(version)
+
+  await app.register(authn)
+  if (opts.tls?.clientCA !== undefined) await app.register(x509)
+  if (opts.tokenAuthFile !== undefined) await app.register(tokenFile, { path: opts.tokenAuthFile })
+  if (opts.anonymousAuth === true) await app.register(anonymous)
+
+  await app.register(authz)
+  for (const mode of opts.authorizationModes ?? ['AlwaysAllow']) {
+    const plugin = AUTHORIZERS[mode]
+    if (plugin === undefined) throw new Error(`unknown authorization mode "${mode}"; known modes: ${AUTHORIZATION_MODES.join(', ')}`)
+    await app.register(plugin)
+  }
+
+  await app.register(admission, opts.admission ?? {})
+  await app.register(namespaceLifecycle)
+
+  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs } })
+  for (const r of RESOURCES) await app.register(resourcePlugin(r))
+  await app.register(discovery)
+
+  await app.register(systemNamespaces)
+  await app.register(namespaceController)
+  return app
+}

@@ -1,0 +1,70 @@
+// Discovery documents built from the registered kinds: /api, /api/v1, /apis, /apis/<g>, /apis/<g>/<v>.
+// Aggregated-discovery Accept headers get these legacy JSON documents as application/json.
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { pathNotFound } from './errors.js'
+import type { Resource } from '../resources/define.js'
+import { sendDocument } from './rest/encode.js'
+import { negotiate } from './rest/negotiation.js'
+import { wantsPretty } from './rest/options.js'
+
+function apiResources (resources: Resource[]) {
+  const out: Record<string, unknown>[] = []
+  for (const r of resources) {
+    const entry: Record<string, unknown> = {
+      name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: [...r.verbs].sort()
+    }
+    if (r.shortNames !== undefined) entry.shortNames = r.shortNames
+    if (r.categories !== undefined) entry.categories = r.categories
+    out.push(entry)
+    for (const [sub, def] of Object.entries(r.subresources)) {
+      out.push({ name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() })
+    }
+  }
+  return out
+}
+
+export default fp(async function discovery (fastify: FastifyInstance) {
+  const resources = (): Resource[] => fastify.resources.all().map(s => s.resource)
+  const groups = (): Map<string, string[]> => {
+    const m = new Map<string, string[]>()
+    for (const r of resources()) {
+      if (r.group === '') continue
+      const versions = m.get(r.group) ?? []
+      if (!versions.includes(r.version)) versions.push(r.version)
+      m.set(r.group, versions)
+    }
+    return m
+  }
+  const groupDoc = (name: string, versions: string[]) => ({
+    name,
+    versions: versions.map(v => ({ groupVersion: `${name}/${v}`, version: v })),
+    preferredVersion: { groupVersion: `${name}/${versions[0]}`, version: versions[0] }
+  })
+  const send = (request: FastifyRequest, reply: FastifyReply, doc: unknown) =>
+    sendDocument(reply, 200, doc, { repr: negotiate(request.headers.accept, false), pretty: wantsPretty(request.query as Record<string, string>), includeObject: 'None' })
+
+  fastify.get('/api', async (request, reply) => send(request, reply, {
+    kind: 'APIVersions',
+    versions: ['v1'],
+    serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `${request.hostname}` }]
+  }))
+  fastify.get('/api/v1', async (request, reply) => send(request, reply, {
+    kind: 'APIResourceList', groupVersion: 'v1', resources: apiResources(resources().filter(r => r.group === ''))
+  }))
+  fastify.get('/apis', async (request, reply) => send(request, reply, {
+    kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups()].map(([name, versions]) => groupDoc(name, versions))
+  }))
+  fastify.get('/apis/:group', async (request, reply) => {
+    const { group } = request.params as { group: string }
+    const versions = groups().get(group)
+    if (versions === undefined) throw pathNotFound()
+    return send(request, reply, { kind: 'APIGroup', apiVersion: 'v1', ...groupDoc(group, versions) })
+  })
+  fastify.get('/apis/:group/:version', async (request, reply) => {
+    const { group, version } = request.params as { group: string, version: string }
+    const list = resources().filter(r => r.group === group && r.version === version)
+    if (list.length === 0) throw pathNotFound()
+    return send(request, reply, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: apiResources(list) })
+  })
+}, { name: 'discovery', dependencies: ['rest'] })

@@ -1,0 +1,81 @@
+// What a request is about, parsed from its path and method alone (k8s RequestInfoFactory),
+// before routing: authentication and authorization need it for every request.
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+
+export interface RequestInfo {
+  isResourceRequest: boolean
+  path: string
+  /** k8s verb: get list watch create update patch delete deletecollection, or the lower-case method for non-resource paths. */
+  verb: string
+  apiPrefix: string
+  apiGroup: string
+  apiVersion: string
+  namespace: string
+  resource: string
+  subresource: string
+  name: string
+  parts: string[]
+}
+
+const truthy = (v: string | undefined): boolean => v !== undefined && v !== '' && v !== 'false' && v !== '0'
+
+export function parseRequestInfo (method: string, url: string): RequestInfo {
+  const qIndex = url.indexOf('?')
+  const path = qIndex === -1 ? url : url.slice(0, qIndex)
+  const query = new URLSearchParams(qIndex === -1 ? '' : url.slice(qIndex + 1))
+  const info: RequestInfo = {
+    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
+    namespace: '', resource: '', subresource: '', name: '', parts: []
+  }
+  const segments = path.replace(/^\/+|\/+$/g, '').split('/').map(s => { try { return decodeURIComponent(s) } catch { return s } })
+  if (segments[0] !== 'api' && segments[0] !== 'apis') return info
+  info.apiPrefix = segments[0]
+  let rest = segments.slice(1)
+  if (info.apiPrefix === 'apis') {
+    if (rest.length < 2) return info
+    info.apiGroup = rest[0]!
+    rest = rest.slice(1)
+  } else if (rest.length < 1) return info
+  info.apiVersion = rest[0]!
+  rest = rest.slice(1)
+  if (rest.length === 0 || rest[0] === '') return info
+  info.isResourceRequest = true
+
+  switch (method) {
+    case 'POST': info.verb = 'create'; break
+    case 'GET': case 'HEAD': info.verb = 'get'; break
+    case 'PUT': info.verb = 'update'; break
+    case 'PATCH': info.verb = 'patch'; break
+    case 'DELETE': info.verb = 'delete'; break
+    default: info.verb = ''
+  }
+  if (rest[0] === 'namespaces') {
+    if (rest.length > 1) {
+      info.namespace = rest[1]!
+      // /namespaces/{name}/{subresource} addresses the namespace object itself (finalize, status).
+      if (rest.length > 2 && rest[2] !== 'finalize' && rest[2] !== 'status') rest = rest.slice(2)
+    }
+  }
+  info.parts = rest
+  if (rest.length >= 3) info.subresource = rest[2]!
+  if (rest.length >= 2) info.name = rest[1]!
+  if (rest.length >= 1) info.resource = rest[0]!
+  // The namespace object's own path names it in the namespace position.
+  if (info.resource === 'namespaces') info.namespace = ''
+
+  if (info.name === '' && info.verb === 'get') info.verb = truthy(query.get('watch') ?? undefined) ? 'watch' : 'list'
+  if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection'
+  return info
+}
+
+declare module 'fastify' {
+  interface FastifyRequest { requestInfo: RequestInfo }
+}
+
+export default fp(async function requestInfo (fastify: FastifyInstance) {
+  fastify.decorateRequest('requestInfo', null as unknown as RequestInfo)
+  fastify.addHook('onRequest', async (request: FastifyRequest) => {
+    request.requestInfo = parseRequestInfo(request.method, request.url)
+  })
+}, { name: 'request-info' })

@@ -1,0 +1,216 @@
+// The generic REST plugin: one handler per verb for every registered kind, dispatched from the
+// request info; kinds add themselves through `fastify.resources.add`.
+import fp from 'fastify-plugin'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { parse as parseYaml } from 'yaml'
+import { badRequest, methodNotSupported, pathNotFound, unsupportedMediaType } from '../errors.js'
+import { keyPrefix, type AnyObject, type Resource, type Verb } from '../../resources/define.js'
+import { MEDIA_TYPES } from '../../resources/naming.js'
+import { GenericStore, type Caller } from './store.js'
+import { negotiate } from './negotiation.js'
+import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty } from './options.js'
+import { sendDocument, sendList, sendObject, type EncodeOptions } from './encode.js'
+import { serveWatch, type WatchSettings } from './watch.js'
+import { applyPatch, PATCH_TYPES } from './patch.js'
+import { defaultManager } from './managed-fields.js'
+
+export const BODY_LIMIT = 3 * 1024 * 1024
+
+export interface ResourceRegistry {
+  /** Registers a kind: its watch cache and its REST endpoints. */
+  add (resource: Resource): GenericStore
+  all (): GenericStore[]
+  /** The store serving `/apis/<group>/<version>/<plural>`. */
+  lookup (group: string, version: string, plural: string): GenericStore | undefined
+  find (plural: string, group: string): GenericStore | undefined
+}
+
+declare module 'fastify' {
+  interface FastifyInstance { resources: ResourceRegistry }
+}
+
+type Query = Record<string, string | string[] | undefined>
+
+const BODY_TYPES = [MEDIA_TYPES.json, MEDIA_TYPES.yaml]
+
+function mediaType (request: FastifyRequest): string {
+  return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+}
+
+/** Parses a JSON or YAML request body into a value; malformed bodies are 400. */
+function decodeBody (request: FastifyRequest, allowed: string[]): unknown {
+  const type = mediaType(request)
+  const body = request.body as Buffer | undefined
+  if (!allowed.includes(type)) throw unsupportedMediaType(type, allowed)
+  if (body === undefined || body.length === 0) throw badRequest('the request body is empty')
+  const text = body.toString('utf8')
+  try {
+    return type === MEDIA_TYPES.yaml || type === MEDIA_TYPES.applyPatch ? parseYaml(text, { uniqueKeys: true }) : JSON.parse(text)
+  } catch (err) {
+    throw badRequest(`the request body could not be decoded: ${(err as Error).message.split('\n')[0]}`)
+  }
+}
+
+function decodeObject (request: FastifyRequest, kind: string): AnyObject {
+  const value = decodeBody(request, BODY_TYPES)
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw badRequest(`the object provided is unrecognized (must be of type ${kind})`)
+  }
+  return value as AnyObject
+}
+
+export interface RestOptions { watch?: Partial<WatchSettings> }
+
+export default fp(async function rest (fastify: FastifyInstance, opts: RestOptions) {
+  const stores: GenericStore[] = []
+  const byPath = new Map<string, GenericStore>()
+  const byGroupResource = new Map<string, GenericStore>()
+  const watchSettings: WatchSettings = { bookmarkIntervalMs: opts.watch?.bookmarkIntervalMs ?? 10_000 }
+
+  const registry: ResourceRegistry = {
+    add (resource) {
+      const cache = fastify.watchCaches.register(keyPrefix(resource), (obj: AnyObject) => store.attrs(obj))
+      const store: GenericStore = new GenericStore(resource, fastify.storage, cache, fastify.admission, registry)
+      stores.push(store)
+      byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, store)
+      byGroupResource.set(`${resource.plural}.${resource.group}`, store)
+      return store
+    },
+    all: () => stores,
+    lookup: (group, version, plural) => byPath.get(`${group}/${version}/${plural}`),
+    find: (plural, group) => byGroupResource.get(`${plural}.${group}`)
+  }
+  fastify.decorate('resources', registry)
+
+  // Bodies are kept as bytes and decoded by the handler, which knows which media types fit.
+  fastify.removeAllContentTypeParsers()
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => { done(null, body) })
+
+  const caller = (request: FastifyRequest, fieldManager?: string): Caller =>
+    ({ user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [] })
+
+  const warn = (reply: FastifyReply, c: Caller): void => {
+    if (c.warnings.length > 0) void reply.header('warning', c.warnings.map(w => `299 - ${JSON.stringify(w)}`))
+  }
+
+  async function dispatch (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    const info = request.requestInfo
+    const query = request.query as Query
+    const store = registry.lookup(info.apiGroup, info.apiVersion, info.resource)
+    if (store === undefined) throw pathNotFound()
+    const r = store.resource
+    const gr = store.gr
+    if (info.namespace !== '' && !r.namespaced) throw pathNotFound()
+    if (info.parts.length > 3) throw pathNotFound()
+    const sub = info.subresource
+    if (sub !== '' && r.subresources[sub] === undefined) throw pathNotFound()
+    const verb = info.verb as Verb
+    const subVerbs = sub === '' ? r.verbs : (r.subresources[sub]!.verbs ?? ['get', 'update', 'patch'])
+    const allowedHere = (): boolean => {
+      if (!subVerbs.includes(verb)) return false
+      if (info.name === '') {
+        // Across namespaces a namespaced kind can only be listed or watched.
+        if (r.namespaced && info.namespace === '') return verb === 'list' || verb === 'watch'
+        return verb === 'list' || verb === 'watch' || verb === 'create' || verb === 'deletecollection'
+      }
+      return verb === 'get' || verb === 'update' || verb === 'patch' || (verb === 'delete' && sub === '')
+    }
+    if (!allowedHere()) throw methodNotSupported(gr, verb === ('' as Verb) ? request.method : verb)
+    const transforms = verb === 'get' || verb === 'list' || verb === 'watch'
+    const enc: EncodeOptions = { repr: negotiate(request.headers.accept, transforms), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
+    const ns = info.namespace
+
+    switch (verb) {
+      case 'get': {
+        const found = await store.get(ns, info.name, (query.resourceVersion as string | undefined) ?? undefined)
+        if (request.method === 'HEAD') return reply.code(200).type(MEDIA_TYPES.json).send()
+        return sendObject(reply, 200, r, found.json, enc)
+      }
+      case 'list': {
+        const o = parseListOptions(query)
+        const page = await store.list(ns, o)
+        const listMeta: AnyObject = { resourceVersion: String(page.revision) }
+        if (page.continue !== undefined) listMeta.continue = page.continue
+        if (page.remaining !== undefined) listMeta.remainingItemCount = page.remaining
+        return sendList(reply, r, page.items, listMeta, enc)
+      }
+      case 'watch': {
+        const o = parseListOptions(query)
+        await serveWatch(store, ns, o, enc.repr, request, reply, watchSettings)
+        return reply
+      }
+      case 'create': {
+        const o = parseWriteOptions(query, 'CreateOptions')
+        const c = caller(request, o.fieldManager)
+        const created = await store.create(ns, decodeObject(request, r.kind), o, c)
+        warn(reply, c)
+        return sendObject(reply, 201, r, created.json, enc)
+      }
+      case 'update': {
+        const o = parseWriteOptions(query, 'UpdateOptions')
+        const c = caller(request, o.fieldManager)
+        const body = decodeObject(request, r.kind)
+        const subresource = sub === '' ? undefined : r.subresources[sub]!
+        const result = await store.update(ns, info.name,
+          (old) => subresource === undefined ? body : subresource.merge(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
+          { ...o, subresource: sub, createBody: body }, c)
+        warn(reply, c)
+        return sendObject(reply, result.created ? 201 : 200, r, result.json, enc)
+      }
+      case 'patch': {
+        const o = parseWriteOptions(query, 'PatchOptions')
+        const c = caller(request, o.fieldManager)
+        const type = mediaType(request)
+        const patchType = PATCH_TYPES[type]
+        if (patchType === undefined) throw unsupportedMediaType(type, Object.keys(PATCH_TYPES))
+        const patch = decodeBody(request, [type])
+        const subresource = sub === '' ? undefined : r.subresources[sub]!
+        const result = await store.update(ns, info.name, (old) => {
+          const patched = applyPatch(patchType, old, patch)
+          // A patch that names no resourceVersion is unconditional, whatever the stored one is.
+          if ((patched.metadata as AnyObject | undefined)?.resourceVersion === old.metadata.resourceVersion && !mentionsResourceVersion(patch)) {
+            delete (patched.metadata as AnyObject).resourceVersion
+          }
+          return subresource === undefined ? patched : subresource.merge(patched, { ...old, metadata: { ...old.metadata, resourceVersion: (patched.metadata as AnyObject | undefined)?.resourceVersion } })
+        }, { ...o, subresource: sub }, c)
+        warn(reply, c)
+        return sendObject(reply, 200, r, result.json, enc)
+      }
+      case 'delete': {
+        const body = (request.body as Buffer | undefined)?.length ? decodeObject(request, 'DeleteOptions') : undefined
+        const o = parseDeleteOptions(query, body)
+        const c = caller(request)
+        const result = await store.delete(ns, info.name, o, c)
+        warn(reply, c)
+        if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, result.deleted ? 200 : 202, r, result.json, enc)
+        const details: AnyObject = { name: info.name }
+        if (r.group !== '') details.group = r.group
+        details.kind = r.plural
+        details.uid = result.object.metadata?.uid
+        return sendDocument(reply, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details }, enc)
+      }
+      case 'deletecollection': {
+        const body = (request.body as Buffer | undefined)?.length ? decodeObject(request, 'DeleteOptions') : undefined
+        const o = parseDeleteOptions(query, body)
+        const list = parseListOptions(query, true)
+        const c = caller(request)
+        await store.deleteCollection(ns, list, o, c)
+        warn(reply, c)
+        return sendDocument(reply, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }, enc)
+      }
+    }
+    throw methodNotSupported(gr, request.method)
+  }
+
+  const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+  for (const url of ['/api/*', '/apis/*']) {
+    fastify.route({ method: [...methods], url, handler: dispatch, exposeHeadRoute: false })
+  }
+}, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission'] })
+
+/** Whether a patch document sets metadata.resourceVersion itself (a precondition). */
+function mentionsResourceVersion (patch: unknown): boolean {
+  if (Array.isArray(patch)) return patch.some(op => typeof op?.path === 'string' && op.path === '/metadata/resourceVersion')
+  const meta = (patch as AnyObject | null)?.metadata
+  return typeof meta === 'object' && meta !== null && 'resourceVersion' in meta
+}

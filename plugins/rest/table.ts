@@ -1,0 +1,69 @@
+// Table representation (kubectl get): the kind's columns, or Name and Created At.
+import type { AnyObject, Column, Resource } from '../../resources/define.js'
+
+export interface ColumnDefinition { name: string, type: string, format: string, description: string, priority: number }
+export interface TableRow { cells: unknown[], object?: unknown }
+export type IncludeObject = 'None' | 'Metadata' | 'Object'
+
+const NAME_COLUMN: ColumnDefinition = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition.', priority: 0 }
+const CREATED_AT: ColumnDefinition = { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0 }
+const AGE: ColumnDefinition = { name: 'Age', type: 'string', format: '', description: CREATED_AT.description, priority: 0 }
+
+/** k8s HumanDuration: "45s", "5m", "3h", "2d", "3y". */
+export function humanDuration (ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000))
+  if (s < 120) return `${s}s`
+  const m = Math.floor(s / 60)
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`
+  if (m < 180) return `${m}m`
+  const h = Math.floor(m / 60)
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`
+  if (h < 48) return `${h}h`
+  const d = Math.floor(h / 24)
+  if (h < 24 * 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`
+  if (d < 365 * 2) return `${d}d`
+  if (d < 365 * 8) return `${Math.floor(d / 365)}y${d % 365}d`
+  return `${Math.floor(d / 365)}y`
+}
+
+export const age = (timestamp: string | undefined | null): string =>
+  timestamp === undefined || timestamp === null ? '<unknown>' : humanDuration(Date.now() - Date.parse(timestamp))
+
+const definitionOf = (c: Column): ColumnDefinition => ({
+  name: c.name, type: c.type === 'date' ? 'string' : c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0
+})
+
+export function columnDefinitions (r: Resource): ColumnDefinition[] {
+  if (r.columns === undefined) return [NAME_COLUMN, CREATED_AT]
+  return [NAME_COLUMN, ...r.columns.map(definitionOf), AGE]
+}
+
+function cell (c: Column, obj: AnyObject): unknown {
+  const v = c.value(obj)
+  if (c.type === 'date') return typeof v === 'string' ? age(v) : '<unknown>'
+  return v ?? (c.type === 'string' ? '<none>' : null)
+}
+
+export function tableRow (r: Resource, obj: AnyObject, include: IncludeObject, metaApiVersion: string): TableRow {
+  const meta = obj.metadata ?? {}
+  const cells: unknown[] = r.columns === undefined
+    ? [meta.name, meta.creationTimestamp ?? null]
+    : [meta.name, ...r.columns.map(c => cell(c, obj)), age(meta.creationTimestamp)]
+  const row: TableRow = { cells }
+  if (include === 'Object') row.object = obj
+  else if (include === 'Metadata') row.object = partialObjectMetadata(obj, metaApiVersion)
+  return row
+}
+
+export const partialObjectMetadata = (obj: AnyObject, metaApiVersion: string): AnyObject =>
+  ({ kind: 'PartialObjectMetadata', apiVersion: metaApiVersion, metadata: obj.metadata })
+
+export function table (r: Resource, objects: AnyObject[], listMeta: AnyObject, include: IncludeObject, apiVersion: string, withColumns = true): AnyObject {
+  return {
+    kind: 'Table',
+    apiVersion,
+    metadata: listMeta,
+    columnDefinitions: withColumns ? columnDefinitions(r) : null,
+    rows: objects.map(o => tableRow(r, o, include, apiVersion))
+  }
+}

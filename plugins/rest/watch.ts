@@ -1,0 +1,123 @@
+// Watch streams: newline-delimited events written straight from the cache's stored bytes.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { AnyObject } from '../../resources/define.js'
+import { StorageError, type CacheEvent, type CachedObject } from '../../storage/interface.js'
+import { expired } from '../errors.js'
+import type { GenericStore } from './store.js'
+import type { ListOptions } from './options.js'
+import { matchesFields, matchesLabels } from './selectors.js'
+import { table } from './table.js'
+import type { Representation } from './negotiation.js'
+
+/** Writes slower than this much unsent output close the stream; the client re-watches. */
+const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
+const MIN_DEFAULT_TIMEOUT_S = 1800
+const INITIAL_EVENTS_END = 'k8s.io/initial-events-end'
+
+export interface WatchSettings { bookmarkIntervalMs: number }
+
+export async function serveWatch (store: GenericStore, namespace: string, o: ListOptions, repr: Representation,
+  request: FastifyRequest, reply: FastifyReply, settings: WatchSettings): Promise<void> {
+  const sel = store.selectors(o)
+  const filtered = sel.labels.length > 0 || sel.fields.length > 0
+  const matches = (a: CacheEvent['attrs'] | undefined): boolean =>
+    a !== undefined && (!filtered || (matchesLabels(sel.labels, a.labels) && matchesFields(sel.fields, a.fields)))
+  const prefix = store.listPrefix(namespace)
+  const r = store.resource
+  const cache = store.cache
+
+  const rv = o.resourceVersion === undefined ? undefined : Number(o.resourceVersion)
+  const initialEvents = o.sendInitialEvents ?? (rv === undefined || rv === 0)
+  if (initialEvents) await store.freshen(rv)
+
+  const raw = reply.raw
+  reply.hijack()
+  raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'x-content-type-options': 'nosniff' })
+  raw.flushHeaders()
+
+  let closed = false
+  let lastRv = rv ?? 0
+  let columnsSent = false
+  const encode = (type: string, json: string): string => {
+    if (repr.as === 'Table') {
+      const t = table(r, [JSON.parse(json) as AnyObject], { resourceVersion: (JSON.parse(json) as AnyObject).metadata?.resourceVersion ?? '' }, 'Metadata', repr.apiVersion, !columnsSent)
+      columnsSent = true
+      return `{"type":"${type}","object":${JSON.stringify(t)}}\n`
+    }
+    if (repr.as === 'PartialObjectMetadata') {
+      return `{"type":"${type}","object":${JSON.stringify({ kind: 'PartialObjectMetadata', apiVersion: repr.apiVersion, metadata: (JSON.parse(json) as AnyObject).metadata })}}\n`
+    }
+    return `{"type":"${type}","object":${json}}\n`
+  }
+  const send = (chunk: string): void => {
+    if (closed) return
+    raw.write(chunk)
+    if (raw.writableLength > MAX_BUFFERED_BYTES) finish()
+  }
+  const bookmark = (revision: number, annotations?: Record<string, string>): void => {
+    const metadata: AnyObject = { resourceVersion: String(revision) }
+    if (annotations !== undefined) metadata.annotations = annotations
+    send(`{"type":"BOOKMARK","object":${JSON.stringify({ kind: r.kind, apiVersion: r.apiVersion, metadata })}}\n`)
+  }
+
+  let handle: { stop(): void } | undefined
+  const timers: NodeJS.Timeout[] = []
+  function finish (): void {
+    if (closed) return
+    closed = true
+    handle?.stop()
+    for (const t of timers) clearTimeout(t)
+    raw.end()
+  }
+  request.raw.on('close', finish)
+  raw.on('close', finish)
+
+  const onEvent = (e: CacheEvent): void => {
+    if (e.revision <= lastRv) return
+    lastRv = e.revision
+    const now = matches(e.type === 'DELETED' ? e.attrs : e.attrs)
+    const before = e.prevAttrs !== undefined && matches(e.prevAttrs)
+    if (e.type === 'ADDED') { if (now) send(encode('ADDED', e.json)) } else if (e.type === 'DELETED') {
+      if (now || before) send(encode('DELETED', e.json))
+    } else if (now && before) send(encode('MODIFIED', e.json))
+    else if (now) send(encode('ADDED', e.json))
+    else if (before) send(encode('DELETED', e.json))
+  }
+  const onError = (err: Error): void => {
+    const status = err instanceof StorageError && err.code === 'Compacted'
+      ? expired(`too old resource version: ${rv ?? 0} (${err.revision ?? 0})`).status
+      : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: 'InternalError', code: 500 }
+    send(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`)
+    finish()
+  }
+
+  let start: number
+  let live: boolean
+  if (initialEvents) {
+    // The current objects and the position they were read at come from one synchronous step.
+    start = cache.revision
+    const initial: CachedObject[] = cache.list(prefix)
+    for (const obj of initial) if (matches(obj.attrs)) send(encode('ADDED', obj.json))
+    lastRv = start
+    if (o.sendInitialEvents === true) bookmark(start, { [INITIAL_EVENTS_END]: 'true' })
+    live = true
+  } else {
+    start = rv!
+    live = start >= cache.windowStart
+  }
+  handle = cache.watch(prefix, start, onEvent, onError)
+
+  const timeoutS = o.timeoutSeconds !== undefined && o.timeoutSeconds > 0
+    ? o.timeoutSeconds
+    : MIN_DEFAULT_TIMEOUT_S * (1 + Math.random())
+  timers.push(setTimeout(finish, timeoutS * 1000))
+  if (o.allowWatchBookmarks) {
+    const tick = (): void => {
+      if (closed) return
+      // Before a replay from the log has caught up, only positions already sent are safe.
+      bookmark(live ? Math.max(lastRv, cache.revision) : lastRv)
+      timers.push(setTimeout(tick, settings.bookmarkIntervalMs))
+    }
+    timers.push(setTimeout(tick, settings.bookmarkIntervalMs))
+  }
+}

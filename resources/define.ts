@@ -1,0 +1,134 @@
+// What a kind is: a declarative definition the generic REST machinery serves.
+import type { Static, TObject } from '@sinclair/typebox'
+import type { FieldError } from '../plugins/errors.js'
+
+export type Scope = 'Namespaced' | 'Cluster'
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
+export const ALL_VERBS: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']
+
+/** Who is asking and how: passed to every strategy hook. */
+export interface RequestContext {
+  namespace?: string
+  user?: { username: string, groups: string[], uid?: string, extra?: Record<string, string[]> }
+  dryRun: boolean
+  /** Warnings to return in `Warning: 299` headers. */
+  warnings: string[]
+}
+
+// Kinds operate on plain JSON objects; each hook receives its kind's Static type.
+export type AnyObject = Record<string, any>
+
+/** All hooks optional; without them a kind behaves like a schema-only custom resource. */
+export interface Strategy<T = AnyObject> {
+  /** Before validation on create; may normalise `obj` (defaults, derived labels). Status is already cleared when the kind has a status subresource. */
+  prepareForCreate?(obj: T, ctx: RequestContext): void
+  /** Before validation on update; may copy fields from `old` that this path may not change. */
+  prepareForUpdate?(obj: T, old: T, ctx: RequestContext): void
+  /** Field errors of a new object; must not mutate. Generic metadata rules are checked separately. */
+  validate?(obj: T, ctx: RequestContext): FieldError[]
+  /** Field errors of an update (immutability); `validate` runs too. */
+  validateUpdate?(obj: T, old: T, ctx: RequestContext): FieldError[]
+  /** After validation, before persisting; may mutate (drop write-only fields). */
+  canonicalize?(obj: T): void
+  /** Called when a delete is first requested of an object that cannot go at once; may mutate (phase Terminating). */
+  prepareForDelete?(obj: T): void
+  /** Finalizers of the kind's own beyond metadata.finalizers that hold a deleted object (Namespace spec.finalizers). */
+  pendingFinalizers?(obj: T): string[]
+  /** Whether PUT may create the object. Default false. */
+  allowCreateOnUpdate?: boolean
+}
+
+/** A subresource served on `<item>/<name>`: which part of an incoming object it may change. */
+export interface SubresourceDefinition<T = AnyObject> {
+  /** The object to store: `existing` with the part this subresource owns taken from `incoming`. */
+  merge (incoming: T, existing: T): T
+  /** The verbs served; default get, update, patch. */
+  verbs?: Verb[]
+  /** The main resource keeps this part from the stored object on update (status). */
+  ownedByMainResource?: false
+}
+
+export interface Column<T = AnyObject> {
+  name: string
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date'
+  format?: string
+  priority?: 0 | 1
+  description?: string
+  value: (obj: T) => string | number | boolean | null | undefined
+}
+
+export type NameRule = 'DNSSubdomain' | 'DNSLabel' | 'PathSegment'
+
+export interface ResourceDefinition<S extends TObject = TObject> {
+  /** '' for the core group (/api/v1). */
+  group: string
+  version: string
+  kind: string
+  /** URL segment, lower-case plural. */
+  plural: string
+  singular: string
+  shortNames?: string[]
+  categories?: string[]
+  scope: Scope
+  /** The whole object, metadata included. Yields validation, OpenAPI and apply markers. */
+  schema: S
+  /** Default: DNSSubdomain. */
+  nameRule?: NameRule
+  /** Default: all verbs. */
+  verbs?: Verb[]
+  /** `status` gets the generic treatment (main resource ignores it, /status changes only it). */
+  subresources?: Record<string, SubresourceDefinition<Static<S>>>
+  strategy?: Strategy<Static<S>>
+  /** Table columns after Name; Age is added last. Without columns: Name and Created At. */
+  columns?: Column<Static<S>>[]
+  /** Field selectors beyond metadata.name and metadata.namespace. */
+  fieldSelectors?: Record<string, (obj: Static<S>) => string | undefined>
+  /** What DELETE answers: a Status (default) or the object itself (200, or 202 while finalizers hold it). */
+  deleteReturns?: 'Status' | 'Object'
+  /** Whether metadata.generation is kept; default: when the schema has `spec`. */
+  generation?: boolean
+}
+
+/** A definition with its defaults filled, as the generic machinery uses it. */
+export interface Resource extends ResourceDefinition<TObject> {
+  verbs: Verb[]
+  apiVersion: string
+  listKind: string
+  nameRule: NameRule
+  generation: boolean
+  deleteReturns: 'Status' | 'Object'
+  subresources: Record<string, SubresourceDefinition<AnyObject>>
+  strategy: Strategy<AnyObject>
+  namespaced: boolean
+}
+
+export function defineResource<S extends TObject> (def: ResourceDefinition<S>): Resource {
+  return {
+    ...(def as unknown as ResourceDefinition<TObject>),
+    verbs: def.verbs ?? [...ALL_VERBS],
+    apiVersion: def.group === '' ? def.version : `${def.group}/${def.version}`,
+    listKind: `${def.kind}List`,
+    nameRule: def.nameRule ?? 'DNSSubdomain',
+    generation: def.generation ?? ('spec' in def.schema.properties),
+    deleteReturns: def.deleteReturns ?? 'Status',
+    subresources: (def.subresources ?? {}) as Record<string, SubresourceDefinition<AnyObject>>,
+    strategy: (def.strategy ?? {}) as Strategy<AnyObject>,
+    namespaced: def.scope === 'Namespaced'
+  }
+}
+
+/** The generic status subresource: /status changes only status, the main resource never does. */
+export const statusSubresource = (): SubresourceDefinition<any> => ({
+  merge: (incoming, existing) => ({ ...existing, status: incoming.status })
+})
+
+/** Storage key of an object; namespace '' for cluster-scoped kinds. */
+export const storageKey = (r: Pick<Resource, 'group' | 'plural'>, namespace: string, name: string): string =>
+  `${keyPrefix(r)}${namespace === '' ? '' : `${namespace}/`}${name}`
+
+export const keyPrefix = (r: Pick<Resource, 'group' | 'plural'>): string =>
+  `/registry/${r.group === '' ? 'core' : r.group}/${r.plural}/`
+
+export const fieldError = (type: FieldError['type'], field: string, value?: unknown, detail?: string): FieldError =>
+  ({ type, field, value, detail })
+export type { FieldError }

@@ -1,0 +1,63 @@
+// Schemas shared by every kind: object metadata, list metadata and the common small types.
+import { Type, type TProperties } from '@sinclair/typebox'
+
+export const Int32 = (opts: object = {}) => Type.Integer({ minimum: -2147483648, maximum: 2147483647, format: 'int32', ...opts })
+export const Int64 = (opts: object = {}) => Type.Integer({ format: 'int64', ...opts })
+export const StringMap = (opts: object = {}) => Type.Record(Type.String(), Type.String(), opts)
+export const Timestamp = (opts: object = {}) => Type.String({ format: 'date-time', ...opts })
+/** A resource quantity in canonical string form ("1Gi", "500m"). */
+export const Quantity = (opts: object = {}) => Type.String({ format: 'quantity', ...opts })
+
+export const OwnerReference = Type.Object({
+  apiVersion: Type.String(),
+  kind: Type.String(),
+  name: Type.String(),
+  uid: Type.String(),
+  controller: Type.Optional(Type.Boolean()),
+  blockOwnerDeletion: Type.Optional(Type.Boolean())
+}, { additionalProperties: false })
+
+export const ManagedFieldsEntry = Type.Object({
+  manager: Type.Optional(Type.String()),
+  operation: Type.Optional(Type.String()),
+  apiVersion: Type.Optional(Type.String()),
+  time: Type.Optional(Timestamp()),
+  fieldsType: Type.Optional(Type.String()),
+  fieldsV1: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  subresource: Type.Optional(Type.String())
+}, { additionalProperties: false })
+
+export const ObjectMeta = Type.Object({
+  name: Type.Optional(Type.String({ description: 'Unique within kind and namespace.' })),
+  generateName: Type.Optional(Type.String({ description: 'Prefix for a server-generated unique name.' })),
+  namespace: Type.Optional(Type.String()),
+  selfLink: Type.Optional(Type.String()),
+  uid: Type.Optional(Type.String()),
+  resourceVersion: Type.Optional(Type.String()),
+  generation: Type.Optional(Int64()),
+  creationTimestamp: Type.Optional(Type.Union([Timestamp(), Type.Null()])),
+  deletionTimestamp: Type.Optional(Type.Union([Timestamp(), Type.Null()])),
+  deletionGracePeriodSeconds: Type.Optional(Int64()),
+  labels: Type.Optional(Type.Union([StringMap(), Type.Null()])),
+  annotations: Type.Optional(Type.Union([StringMap(), Type.Null()])),
+  ownerReferences: Type.Optional(Type.Array(OwnerReference, { 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['uid'], 'x-kubernetes-patch-merge-key': 'uid', 'x-kubernetes-patch-strategy': 'merge' })),
+  finalizers: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set', 'x-kubernetes-patch-strategy': 'merge' })),
+  managedFields: Type.Optional(Type.Array(ManagedFieldsEntry))
+}, { additionalProperties: false, description: 'Standard object metadata.' })
+
+export const ListMeta = Type.Object({
+  resourceVersion: Type.Optional(Type.String()),
+  continue: Type.Optional(Type.String()),
+  remainingItemCount: Type.Optional(Int64()),
+  selfLink: Type.Optional(Type.String())
+}, { additionalProperties: false })
+
+/** The envelope every kind shares: apiVersion, kind and metadata around its own fields. */
+export function objectSchema<T extends TProperties> (apiVersion: string, kind: string, fields: T, description?: string) {
+  return Type.Object({
+    apiVersion: Type.Optional(Type.Literal(apiVersion)),
+    kind: Type.Optional(Type.Literal(kind)),
+    metadata: Type.Optional(ObjectMeta),
+    ...fields
+  }, { additionalProperties: false, description })
+}

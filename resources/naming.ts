@@ -1,0 +1,108 @@
+// The one naming table: every identifier that carries the vendor's name is spelled here and
+// nowhere else. Real clients hard-code a few upstream names; their aliases live here too.
+
+export const VENDOR = 'svc'
+export const GROUP_SUFFIX = `${VENDOR}.io`
+/** The upstream suffix some clients hard-code (Table and discovery Accept headers, access reviews). */
+export const UPSTREAM_GROUP_SUFFIX = 'k8s.io'
+
+/** A named API group: `group('storage')` is `storage.svc.io`. */
+export const group = (prefix: string): string => `${prefix}.${GROUP_SUFFIX}`
+/** The upstream twin of a group name, for the places real clients hard-code it. */
+export const upstreamGroup = (prefix: string): string => `${prefix}.${UPSTREAM_GROUP_SUFFIX}`
+
+export const GROUPS = {
+  meta: group('meta'),
+  storage: group('storage'),
+  rbac: group('rbac.authorization'),
+  authorization: group('authorization'),
+  authentication: group('authentication'),
+  certificates: group('certificates'),
+  admissionregistration: group('admissionregistration'),
+  admission: group('admission'),
+  apiserverConfig: group('apiserver.config'),
+  clientAuthentication: group('client.authentication'),
+  imagepolicy: group('imagepolicy'),
+  bootstrap: group('bootstrap')
+} as const
+
+/** Groups whose objects clients request in the Accept header under the upstream name too. */
+export const TABLE_GROUPS = [GROUPS.meta, upstreamGroup('meta')] as const
+
+export const MEDIA_TYPES = {
+  json: 'application/json',
+  yaml: 'application/yaml',
+  protobuf: `application/vnd.${VENDOR}.protobuf`,
+  upstreamProtobuf: 'application/vnd.kubernetes.protobuf',
+  jsonPatch: 'application/json-patch+json',
+  mergePatch: 'application/merge-patch+json',
+  strategicMergePatch: 'application/strategic-merge-patch+json',
+  applyPatch: 'application/apply-patch+yaml'
+} as const
+
+export const NAMESPACES = {
+  default: 'default',
+  system: `${VENDOR}-system`,
+  public: `${VENDOR}-public`,
+  nodeLease: `${VENDOR}-node-lease`
+} as const
+
+/** Namespaces the NamespaceLifecycle plugin refuses to delete. */
+export const PROTECTED_NAMESPACES: readonly string[] = [NAMESPACES.default, NAMESPACES.system, NAMESPACES.public]
+
+export const LABELS = {
+  /** Set on every namespace to its own name. */
+  namespaceName: `${GROUP_SUFFIX}/metadata.name`,
+  bootstrapping: `${GROUP_SUFFIX}/bootstrapping`
+} as const
+
+export const ANNOTATIONS = {
+  defaultStorageClass: `storageclass.${GROUP_SUFFIX}/is-default-class`,
+  deprecated: `${GROUP_SUFFIX}/deprecated`,
+  lastAppliedConfiguration: `kubectl.${UPSTREAM_GROUP_SUFFIX}/last-applied-configuration`
+} as const
+
+export const FINALIZERS = {
+  /** The namespace finalizer lives in spec.finalizers and is removed only through /finalize. */
+  namespace: VENDOR,
+  pvcProtection: `${GROUP_SUFFIX}/pvc-protection`,
+  pvProtection: `${GROUP_SUFFIX}/pv-protection`
+} as const
+
+export const SECRET_TYPES = {
+  opaque: 'Opaque',
+  serviceAccountToken: `${GROUP_SUFFIX}/service-account-token`,
+  bootstrapToken: `bootstrap.${GROUP_SUFFIX}/token`,
+  dockercfg: `${GROUP_SUFFIX}/dockercfg`,
+  dockerConfigJson: `${GROUP_SUFFIX}/dockerconfigjson`,
+  basicAuth: `${GROUP_SUFFIX}/basic-auth`,
+  sshAuth: `${GROUP_SUFFIX}/ssh-auth`,
+  tls: `${GROUP_SUFFIX}/tls`
+} as const
+
+export const SIGNERS = {
+  apiserverClient: `${GROUP_SUFFIX}/${VENDOR}-apiserver-client`,
+  apiserverClientKubelet: `${GROUP_SUFFIX}/${VENDOR}-apiserver-client-kubelet`,
+  kubeletServing: `${GROUP_SUFFIX}/kubelet-serving`
+} as const
+
+/** The channel the store NOTIFYs on after each write transaction. */
+export const NOTIFY_CHANNEL = `${VENDOR}_events`
+
+/** Identity of this server in /version and in generated certificates. */
+export const SERVER_NAME = `${VENDOR}-apiserver`
+
+/** The Kubernetes API level this server implements, as /version reports it. */
+export const API_LEVEL = { major: '1', minor: '33' } as const
+export const gitVersion = (ourVersion: string): string => `v${API_LEVEL.major}.${API_LEVEL.minor}.0-${VENDOR}.${ourVersion}`
+
+/** Upstream in-cluster DNS names of the API server that clients inside a cluster dial; fixed strings, not vendor-derived. */
+export const IN_CLUSTER_DNS_NAMES: readonly string[] = ['kubernetes', 'kubernetes.default', 'kubernetes.default.svc']
+
+export const SERVICE_ACCOUNT_ANNOTATIONS = {
+  name: `${GROUP_SUFFIX}/service-account.name`,
+  uid: `${GROUP_SUFFIX}/service-account.uid`
+} as const
+
+/** The identity in-process controllers act as. */
+export const CONTROLLER_USER = { username: `system:${VENDOR}-controller-manager`, groups: ['system:authenticated'] } as const

@@ -1,0 +1,44 @@
+// fp 'storage': the store and its watch caches for the whole app.
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { startCompactor } from './compactor.js'
+import type { Storage } from './interface.js'
+import { createPostgresStorage } from './postgres.js'
+import { createWatchCaches, type WatchCaches } from './watch-cache.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    storage: Storage
+    /** Kinds register their prefixes while plugins register; the caches fill in onReady. */
+    watchCaches: WatchCaches
+  }
+}
+
+export interface StoragePluginOptions {
+  databaseUrl: string
+  /** How often history older than one interval is compacted. Default 5 minutes; 0 disables. */
+  compactionIntervalMs?: number
+}
+
+const DEFAULT_COMPACTION_INTERVAL_MS = 5 * 60_000
+
+export default fp<StoragePluginOptions>(async function storagePlugin (fastify: FastifyInstance, opts: StoragePluginOptions) {
+  const logger = fastify.log.child({ component: 'storage' })
+  const storage = await createPostgresStorage({ url: opts.databaseUrl, logger })
+  const watchCaches = createWatchCaches(storage, { logger })
+  fastify.decorate('storage', storage)
+  fastify.decorate('watchCaches', watchCaches)
+
+  const interval = opts.compactionIntervalMs ?? DEFAULT_COMPACTION_INTERVAL_MS
+  let compactor: { stop (): void } | undefined
+
+  fastify.addHook('onReady', async () => {
+    await watchCaches.start()
+    if (interval > 0) compactor = startCompactor(storage, { intervalMs: interval, logger })
+  })
+  fastify.addHook('onClose', async () => {
+    compactor?.stop()
+    watchCaches.stop()
+    await storage.close()
+  })
+}, { name: 'storage', fastify: '5.x' })

@@ -1,0 +1,396 @@
+// The PostgreSQL Storage: an MVCC revision log (events) beside the current state (objects),
+// with one counter row whose lock orders every write.
+import pg from 'pg'
+import { NOTIFY_CHANNEL } from '../resources/naming.js'
+import { createBatcher } from './batcher.js'
+import {
+  type ApiObject, type EventType, type ListPage, type LogEvent, type RangeOptions, type Storage,
+  StorageError, type StoredObject, type WriteOp
+} from './interface.js'
+import { LogReader, type LogSource } from './log-reader.js'
+import { REVISION_PLACEHOLDER, SCHEMA_LOCK_ID, SCHEMA_SQL } from './schema.js'
+
+export interface PostgresStorageOptions {
+  url: string
+  /** Connections for reads and write batches (the LISTEN connection is extra). Default 10. */
+  poolSize?: number
+  /** How often the log reader polls when no notification arrives. Default 1000. */
+  pollIntervalMs?: number
+  /** compact() never drops the newest this-many revisions. Default 1000. */
+  minRetain?: number
+  logger?: { warn (obj: object, msg: string): void }
+}
+
+const INT8_OID = 20
+const MAX_BATCH_OPS = 256
+const MAX_BATCH_BYTES = 8 << 20
+const LOG_BATCH = 1000
+const COMPACT_BATCH_REVISIONS = 10_000
+
+// pg hands int8 over as a string; revisions and counts stay below 2^53, so parse them here once.
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser
+}
+
+/** Connects, applies the schema, and returns the Storage. Rejects with Unavailable when the database cannot be reached. */
+export async function createPostgresStorage (opts: PostgresStorageOptions): Promise<Storage> {
+  const minRetain = opts.minRetain ?? 1000
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize ?? 10,
+    types,
+    connectionTimeoutMillis: 5000,
+    keepAlive: true
+  })
+  // An idle client whose backend dies emits here; the next query reports it instead.
+  pool.on('error', (err) => opts.logger?.warn({ err }, 'idle database connection failed'))
+
+  async function query<R extends pg.QueryResultRow> (text: string, values?: unknown[]): Promise<R[]> {
+    try {
+      return (await pool.query<R>(text, values)).rows
+    } catch (err) {
+      throw translate(err)
+    }
+  }
+
+  try {
+    await query(`BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_ID}); ${SCHEMA_SQL}; COMMIT`)
+  } catch (err) {
+    await pool.end()
+    throw err
+  }
+
+  const batcher = createBatcher<PendingWrite, StoredObject>(runBatch, {
+    maxItems: MAX_BATCH_OPS,
+    maxWeight: MAX_BATCH_BYTES,
+    weight: w => w.json.length
+  })
+
+  async function runBatch (batch: PendingWrite[]): Promise<Array<StoredObject | Error>> {
+    try {
+      return await applyWrites(batch)
+    } catch (err) {
+      // A malformed op (say, a key PostgreSQL refuses) must fail alone, not its batch-mates.
+      if (isConnectionError(err) || batch.length === 1) throw translate(err)
+      const results: Array<StoredObject | Error> = []
+      for (const w of batch) {
+        try {
+          results.push(...await applyWrites([w]))
+        } catch (e) {
+          results.push(translate(e) as Error)
+        }
+      }
+      return results
+    }
+  }
+
+  async function applyWrites (batch: PendingWrite[]): Promise<Array<StoredObject | Error>> {
+    const { rows } = await pool.query<{ code: string, rev: number }>(
+      'SELECT code, rev FROM apply_writes($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text)',
+      [batch.map(w => w.op.type), batch.map(w => w.op.key), batch.map(w => w.json),
+        batch.map(w => w.op.type === 'create' ? null : w.op.expectRevision), NOTIFY_CHANNEL])
+    return batch.map((w, i) => {
+      const { code, rev } = rows[i]
+      if (code === 'ok') {
+        return { key: w.op.key, revision: rev, json: w.json.replace(REVISION_PLACEHOLDER, String(rev)) }
+      }
+      return preconditionError(code, w.op, rev)
+    })
+  }
+
+  const source: LogSource = {
+    async readAfter (after, until, limit) {
+      const rows = await query<EventRow & { compacted: number }>(
+        `SELECT c.revision AS compacted, e.revision, e.key, e.type, e.value
+         FROM compaction c LEFT JOIN LATERAL (
+           SELECT revision, key, type, value FROM events
+           WHERE revision > $1 AND revision <= $2 ORDER BY revision LIMIT $3
+         ) e ON true ORDER BY e.revision`,
+        [after, until ?? Number.MAX_SAFE_INTEGER, limit])
+      return { compacted: rows[0].compacted, events: toEvents(rows) }
+    },
+    async listen (onNotify, onLost) {
+      const client = new pg.Client({ connectionString: opts.url, types, connectionTimeoutMillis: 5000, keepAlive: true })
+      client.on('error', onLost)
+      client.on('end', () => onLost(new Error('listener connection ended')))
+      try {
+        await client.connect()
+        await client.query(`LISTEN ${client.escapeIdentifier(NOTIFY_CHANNEL)}`)
+      } catch (err) {
+        client.removeAllListeners()
+        client.on('error', () => {})
+        await client.end().catch(() => {})
+        throw translate(err)
+      }
+      client.on('notification', onNotify)
+      return {
+        async close () {
+          client.removeAllListeners()
+          client.on('error', () => {})
+          await client.end()
+        }
+      }
+    }
+  }
+  const reader = new LogReader(source, { pollIntervalMs: opts.pollIntervalMs ?? 1000, batchSize: LOG_BATCH, logger: opts.logger })
+  let closed = false
+
+  return {
+    async get (key) {
+      const rows = await query<{ revision: number, value: string }>(
+        'SELECT revision, value FROM objects WHERE key = $1', [key])
+      return rows.length === 0 ? undefined : { key, revision: rows[0].revision, json: rows[0].value }
+    },
+
+    list (range) {
+      return range.revision === undefined ? listNewest(range) : listAt(range, range.revision)
+    },
+
+    write (op) {
+      if (closed) return Promise.reject(new StorageError('Unavailable', op.key, 'storage is closed'))
+      let json: string
+      try {
+        json = serialise(op.value)
+      } catch (err) {
+        return Promise.reject(err)
+      }
+      return batcher.push({ op, json })
+    },
+
+    async currentRevision () {
+      return (await query<{ value: number }>('SELECT value FROM revision'))[0].value
+    },
+
+    async compactedRevision () {
+      return (await query<{ revision: number }>('SELECT revision FROM compaction'))[0].revision
+    },
+
+    compact (upToRevision) {
+      return compact(upToRevision)
+    },
+
+    async readLog (prefix, afterRevision, untilRevision) {
+      const [lo, hi] = keyRange(prefix)
+      // prev: the value each MODIFIED or DELETED replaced. It survives compaction, which keeps
+      // each live key's newest value at or below the compacted revision.
+      const rows = await query<EventRow & { compacted: number }>(
+        `SELECT c.revision AS compacted, e.revision, e.key, e.type, e.value, e.prev
+         FROM compaction c LEFT JOIN LATERAL (
+           SELECT ev.revision, ev.key, ev.type, ev.value,
+             CASE WHEN ev.type <> 'ADDED' THEN (
+               SELECT p.value FROM events p WHERE p.key = ev.key AND p.revision < ev.revision
+               ORDER BY p.revision DESC LIMIT 1) END AS prev
+           FROM events ev
+           WHERE c.revision <= $1 AND ev.revision > $1 AND ev.revision <= $2
+             AND ev.key >= $3 AND ($4::text IS NULL OR ev.key < $4)
+         ) e ON true ORDER BY e.revision`,
+        [afterRevision, untilRevision, lo, hi ?? null])
+      const compacted = rows[0].compacted
+      if (afterRevision < compacted) {
+        throw new StorageError('Compacted', prefix, `revision ${afterRevision} is below the compacted revision ${compacted}`, compacted)
+      }
+      return toEvents(rows)
+    },
+
+    subscribe (afterRevision, onEvents, onError) {
+      return reader.subscribe(afterRevision, onEvents, onError)
+    },
+
+    async close () {
+      if (closed) return
+      closed = true
+      await batcher.drain()
+      await reader.close()
+      await pool.end()
+    }
+  }
+
+  async function listNewest (range: RangeOptions): Promise<ListPage> {
+    const [lo, hi] = keyRange(range.prefix)
+    const limit = range.limit !== undefined && range.limit > 0 ? range.limit : undefined
+    const where = 'key >= $1 AND key > $2 AND ($4::text IS NULL OR key < $4)'
+    // One statement is one snapshot, which is what a REPEATABLE READ transaction would give:
+    // the counter and the objects are written in one transaction, so they always agree.
+    const rows = await query<ObjectRow & { current: number, total: number | null }>(
+      `SELECT (SELECT value FROM revision) AS current,
+         ${limit === undefined ? 'NULL' : `(SELECT count(*) FROM objects WHERE ${where})`} AS total,
+         p.key, p.revision, p.value
+       FROM (SELECT 1) one LEFT JOIN LATERAL (
+         SELECT key, revision, value FROM objects WHERE ${where} ORDER BY key LIMIT $3
+       ) p ON true ORDER BY p.key`,
+      rangeParams(lo, range.continueAfterKey, limit, hi))
+    return toPage(rows, rows[0].current, limit, rows[0].total)
+  }
+
+  async function listAt (range: RangeOptions, rev: number): Promise<ListPage> {
+    const [lo, hi] = keyRange(range.prefix)
+    const limit = range.limit !== undefined && range.limit > 0 ? range.limit : undefined
+    // The newest event of each key at or below rev is the key's state at rev, unless DELETED.
+    const atRev = `SELECT DISTINCT ON (key) key, revision, type, value FROM events
+      WHERE key >= $1 AND key > $2 AND ($4::text IS NULL OR key < $4) AND revision <= $5
+      ORDER BY key, revision DESC`
+    const rows = await query<ObjectRow & { current: number, compacted: number, total: number | null }>(
+      `WITH b AS (SELECT (SELECT value FROM revision) AS current, (SELECT revision FROM compaction) AS compacted)
+       SELECT b.current, b.compacted,
+         ${limit === undefined ? 'NULL' : `CASE WHEN b.compacted <= $5 AND $5 <= b.current THEN (SELECT count(*) FROM (${atRev}) x WHERE type <> 'DELETED') END`} AS total,
+         p.key, p.revision, p.value
+       FROM b LEFT JOIN LATERAL (
+         SELECT key, revision, value FROM (${atRev}) x
+         WHERE b.compacted <= $5 AND $5 <= b.current AND type <> 'DELETED'
+         ORDER BY key LIMIT $3
+       ) p ON true ORDER BY p.key`,
+      [...rangeParams(lo, range.continueAfterKey, limit, hi), rev])
+    const { current, compacted } = rows[0]
+    if (rev < compacted) {
+      throw new StorageError('Compacted', range.prefix, `revision ${rev} is below the compacted revision ${compacted}`, compacted)
+    }
+    if (rev > current) {
+      throw new StorageError('TooLarge', range.prefix, `revision ${rev} is newer than the current revision ${current}`)
+    }
+    return toPage(rows, rev, limit, rows[0].total)
+  }
+
+  /**
+   * Drops, at or below the target, every event but each live key's newest one, so a read at
+   * any revision >= the compacted revision still sees every live key. Batches of revisions,
+   * each in its own transaction that first advances `compaction`: a reader checks the
+   * compacted revision in the same snapshot as its read, so it never sees half a batch.
+   */
+  async function compact (upTo: number): Promise<number> {
+    for (;;) {
+      let client: pg.PoolClient
+      try {
+        client = await pool.connect()
+      } catch (err) {
+        throw translate(err)
+      }
+      try {
+        await client.query('BEGIN')
+        // FOR UPDATE serialises the compactors of several replicas.
+        const { rows } = await client.query<{ compacted: number, current: number }>(
+          'SELECT c.revision AS compacted, r.value AS current FROM compaction c, revision r FOR UPDATE OF c')
+        const { compacted, current } = rows[0]
+        const target = Math.min(upTo, current - minRetain)
+        if (target <= compacted) {
+          await client.query('COMMIT')
+          return compacted
+        }
+        const hi = Math.min(target, compacted + COMPACT_BATCH_REVISIONS)
+        await client.query('UPDATE compaction SET revision = $1', [hi])
+        // Each event in (compacted, hi] supersedes every older event of its key; a DELETED one
+        // goes too. Older superseded events were already dropped by earlier batches.
+        await client.query(
+          `DELETE FROM events e USING (
+             SELECT revision, key, type FROM events WHERE revision > $1 AND revision <= $2
+           ) n
+           WHERE e.key = n.key AND (e.revision < n.revision OR (e.revision = n.revision AND n.type = 'DELETED'))`,
+          [compacted, hi])
+        await client.query('COMMIT')
+        if (hi === target) return hi
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {})
+        throw translate(err)
+      } finally {
+        client.release()
+      }
+    }
+  }
+}
+
+interface PendingWrite { op: WriteOp, json: string }
+interface ObjectRow { key: string | null, revision: number | null, value: string | null }
+interface EventRow { key: string | null, revision: number | null, type: EventType | null, value: string | null, prev?: string | null }
+
+/**
+ * Serialises once, with the raw placeholder as the value of metadata.resourceVersion, where the
+ * database puts the allocated revision. JSON.stringify would escape the placeholder, so the top
+ * two levels are joined here, as JSON.stringify joins them (Object.keys order, undefined
+ * values skipped); everything below is JSON.stringify's own output. A raw placeholder can then
+ * appear nowhere else.
+ */
+function serialise (value: ApiObject): string {
+  const rv = `"${REVISION_PLACEHOLDER}"`
+  return joinObject(value, (k, v) => k === 'metadata' ? joinObject(v as Record<string, unknown>, (mk, mv) =>
+    mk === 'resourceVersion' ? rv : JSON.stringify(mv), 'resourceVersion', rv) : JSON.stringify(v))
+}
+
+function joinObject (obj: Record<string, unknown>, member: (k: string, v: unknown) => string | undefined,
+  ensureKey?: string, ensureValue?: string): string {
+  const parts: string[] = []
+  for (const k of Object.keys(obj)) {
+    const v = member(k, obj[k])
+    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${v}`)
+  }
+  if (ensureKey !== undefined && !Object.hasOwn(obj, ensureKey)) parts.push(`${JSON.stringify(ensureKey)}:${ensureValue}`)
+  return `{${parts.join(',')}}`
+}
+
+function preconditionError (code: string, op: WriteOp, current: number): StorageError {
+  switch (code) {
+    case 'KeyExists':
+      return new StorageError('KeyExists', op.key, `${op.key} already exists`, current)
+    case 'NotFound':
+      return new StorageError('NotFound', op.key, `${op.key} not found`)
+    default:
+      return new StorageError('Conflict', op.key,
+        `${op.key}: expected revision ${op.type === 'create' ? 0 : op.expectRevision}, current is ${current}`, current)
+  }
+}
+
+/** [lower bound, exclusive upper bound]: the prefix with its last character incremented. */
+function keyRange (prefix: string): [string, string | undefined] {
+  const chars = Array.from(prefix)
+  if (chars.length === 0) return ['', undefined]
+  let next = chars[chars.length - 1].codePointAt(0)! + 1
+  if (next === 0xd800) next = 0xe000
+  return [prefix, chars.slice(0, -1).join('') + String.fromCodePoint(next)]
+}
+
+function rangeParams (lo: string, after: string | undefined, limit: number | undefined, hi: string | undefined): unknown[] {
+  // '' sorts first, so "after ''" excludes nothing; LIMIT NULL is no limit.
+  return [lo, after ?? '', limit ?? null, hi ?? null]
+}
+
+function toPage (rows: ObjectRow[], revision: number, limit: number | undefined, total: number | null): ListPage {
+  const items: StoredObject[] = []
+  for (const r of rows) {
+    if (r.key !== null) items.push({ key: r.key, revision: r.revision!, json: r.value! })
+  }
+  const page: ListPage = { items, revision }
+  if (limit !== undefined) {
+    const remaining = Math.max(0, (total ?? 0) - items.length)
+    page.remaining = remaining
+    if (remaining > 0 && items.length > 0) page.continueAfterKey = items[items.length - 1].key
+  }
+  return page
+}
+
+function toEvents (rows: EventRow[]): LogEvent[] {
+  const events: LogEvent[] = []
+  for (const r of rows) {
+    if (r.revision === null) continue
+    const e: LogEvent = { type: r.type!, key: r.key!, revision: r.revision, json: r.value! }
+    if (r.prev !== undefined && r.prev !== null) e.prevJson = r.prev
+    events.push(e)
+  }
+  return events
+}
+
+const CONNECTION_ERRNOS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'])
+
+/** Whether the failure is the connection's (the database unreachable, restarting, or gone). */
+function isConnectionError (err: unknown): boolean {
+  if (!(err instanceof Error)) return false
+  const code = (err as { code?: unknown }).code
+  if (typeof code === 'string') {
+    // 08: connection exception; 57P01-03: shutdown, crash, cannot connect now; 53300: too many connections.
+    if (code.startsWith('08') || code.startsWith('57P') || code === '53300' || CONNECTION_ERRNOS.has(code)) return true
+  }
+  return /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|Cannot use a pool after calling end/i.test(err.message)
+}
+
+function translate (err: unknown): unknown {
+  if (err instanceof StorageError || !isConnectionError(err)) return err
+  return new StorageError('Unavailable', '', `database unavailable: ${(err as Error).message}`)
+}

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict'
+import { describe, it } from 'node:test'
+import pg from 'pg'
+import { type LogEvent, StorageError } from '../../storage/interface.js'
+import { createPostgresStorage } from '../../storage/postgres.js'
+import { storageContract } from './contract.js'
+import { PREFIX, configMap, eventually, key, testDatabase } from './fixtures.js'
+
+storageContract('postgres', async (t) => (await testDatabase(t)).open())
+
+/** Collects what a subscription delivers and checks each batch is in order and after the last. */
+function collector (): { events: LogEvent[], positions: number[], onEvents: (events: LogEvent[], revision: number) => void } {
+  const c = {
+    events: [] as LogEvent[],
+    positions: [] as number[],
+    onEvents (events: LogEvent[], revision: number) {
+      for (const e of events) {
+        assert.ok(e.revision > (c.positions.at(-1) ?? -1), `event ${e.revision} after position ${c.positions.at(-1)}`)
+        assert.ok(e.revision <= revision)
+      }
+      c.events.push(...events)
+      c.positions.push(revision)
+    }
+  }
+  return c
+}
+
+const revisionsOf = (events: LogEvent[]): number[] => events.map(e => e.revision)
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i)
+
+describe('postgres storage', () => {
+  it('keeps the newest minRetain revisions out of compaction', async (t) => {
+    const s = await (await testDatabase(t)).open({ minRetain: 3 })
+    for (let i = 0; i < 5; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    assert.equal(await s.compact(5), 2)
+    assert.equal(await s.compactedRevision(), 2)
+  })
+
+  it('answers Unavailable when the database cannot be reached', async () => {
+    await assert.rejects(createPostgresStorage({ url: 'postgres://postgres@127.0.0.1:1/nothing' }),
+      (err: unknown) => err instanceof StorageError && err.code === 'Unavailable')
+  })
+
+  it('uses the index for prefix ranges', async (t) => {
+    const db = await testDatabase(t)
+    await db.open()
+    const client = new pg.Client({ connectionString: db.url })
+    await client.connect()
+    t.after(() => client.end())
+    await client.query('SET enable_seqscan = off')
+    const { rows } = await client.query(
+      `EXPLAIN SELECT key FROM objects WHERE key >= $1 AND key > '' AND key < $2 ORDER BY key`, [`${PREFIX}a/`, `${PREFIX}a0`])
+    assert.match(rows.map(r => r['QUERY PLAN']).join('\n'), /Index (Only )?Scan using objects_pkey[\s\S]*Index Cond: \(\(key >= /)
+  })
+})
+
+describe('log subscription', () => {
+  it('delivers every event once, in order, across a dropped LISTEN connection', async (t) => {
+    const db = await testDatabase(t)
+    // A poll this slow never fires during the test: delivery rests on LISTEN and reconnection.
+    const s = await db.open({ pollIntervalMs: 60_000 })
+    const got = collector()
+    const unsubscribe = s.subscribe(0, got.onEvents)
+    t.after(unsubscribe)
+    const admin = new pg.Client({ connectionString: db.url })
+    await admin.connect()
+    t.after(() => admin.end())
+    const listeners = async (): Promise<number[]> => (await admin.query(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'")).rows.map(r => r.pid)
+
+    await eventually(async () => (await listeners()).length === 1, 5000, 'the listener')
+    for (let i = 1; i <= 5; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    await eventually(() => got.events.length === 5, 5000, 'the first five events')
+
+    const [old] = await listeners()
+    await admin.query('SELECT pg_terminate_backend($1)', [old])
+    // Writes while the listener is down are read by position once it is back.
+    for (let i = 6; i <= 8; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    await eventually(async () => { const now = await listeners(); return now.length === 1 && now[0] !== old }, 5000, 'a new listener')
+    for (let i = 9; i <= 10; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    await eventually(() => got.events.length >= 10, 5000, 'all ten events')
+    await new Promise(resolve => setTimeout(resolve, 100))
+    assert.deepEqual(revisionsOf(got.events), range(1, 10))
+  })
+
+  it('shares the log between two Storage instances on one database', async (t) => {
+    const db = await testDatabase(t)
+    const s1 = await db.open()
+    const s2 = await db.open()
+    const got1 = collector()
+    const got2 = collector()
+    t.after(s1.subscribe(0, got1.onEvents))
+    t.after(s2.subscribe(0, got2.onEvents))
+    const writes = []
+    for (let i = 0; i < 20; i++) {
+      const s = i % 2 === 0 ? s1 : s2
+      writes.push(s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) }))
+    }
+    await Promise.all(writes)
+    await eventually(() => got1.events.length === 20 && got2.events.length === 20, 5000, 'both readers')
+    assert.deepEqual(revisionsOf(got1.events), range(1, 20))
+    assert.deepEqual(got2.events, got1.events)
+    assert.deepEqual(new Set(got1.events.map(e => e.key)).size, 20)
+  })
+
+  it('catches a late subscriber up from its own position, then joins it to the live log', async (t) => {
+    const s = await (await testDatabase(t)).open()
+    const first = collector()
+    t.after(s.subscribe(0, first.onEvents))
+    for (let i = 1; i <= 5; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    await eventually(() => first.events.length === 5, 5000, 'the first subscriber')
+    const late = collector()
+    t.after(s.subscribe(2, late.onEvents))
+    const ahead = collector()
+    t.after(s.subscribe(7, ahead.onEvents))
+    for (let i = 6; i <= 9; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    await eventually(() => late.events.length === 7 && first.events.length === 9, 5000, 'the late subscriber')
+    assert.deepEqual(revisionsOf(late.events), range(3, 9))
+    assert.deepEqual(revisionsOf(ahead.events), [8, 9])
+    assert.deepEqual(revisionsOf(first.events), range(1, 9))
+  })
+
+  it('reports Compacted to a subscriber whose position was compacted away', async (t) => {
+    const s = await (await testDatabase(t)).open()
+    for (let i = 1; i <= 4; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    await s.compact(3)
+    let error: unknown
+    const got = collector()
+    t.after(s.subscribe(1, got.onEvents, (err) => { error = err }))
+    await eventually(() => error !== undefined, 5000, 'the error')
+    assert.ok(error instanceof StorageError && error.code === 'Compacted' && error.revision === 3)
+    assert.deepEqual(got.events, [])
+  })
+})
