@@ -1,0 +1,100 @@
+// The benchmark's flags: every workload's duration and concurrency, with defaults that finish
+// the suite in under five minutes on two cores.
+
+export const WORKLOADS = ['create', 'get', 'list', 'watch', 'update', 'memory', 'startup'] as const
+export type Workload = typeof WORKLOADS[number]
+
+export interface BenchFlags {
+  only: Workload[]
+  payloadBytes: number
+  createDuration: number
+  createConcurrency: number
+  getDuration: number
+  getConcurrency: number
+  listItems: number
+  listIterations: number
+  watchers: number
+  watchRate: number
+  watchDuration: number
+  updateDuration: number
+  updateConcurrency: number
+  hotDuration: number
+  hotConcurrency: number
+  memoryObjects: number
+  /** Write the server's CPU profile (node --cpu-prof) into bench/results/. */
+  cpuProf: boolean
+  /** A PostgreSQL server to create the benchmark's database on; default: embedded. */
+  databaseUrl?: string
+  /** Keep the temporary directory (data, etcd) for inspection. */
+  keep: boolean
+}
+
+export const DEFAULTS: BenchFlags = {
+  only: [...WORKLOADS],
+  payloadBytes: 1024,
+  createDuration: 20,
+  createConcurrency: 64,
+  getDuration: 10,
+  getConcurrency: 64,
+  listItems: 10_000,
+  listIterations: 20,
+  watchers: 1000,
+  watchRate: 200,
+  watchDuration: 20,
+  updateDuration: 10,
+  updateConcurrency: 64,
+  hotDuration: 10,
+  hotConcurrency: 16,
+  memoryObjects: 100_000,
+  cpuProf: false,
+  keep: false
+}
+
+const HELP = `usage: npm run bench -- [flags]
+  --only create,get,list,watch,update,memory,startup   workloads to run (default: all)
+  --payload-bytes N          ConfigMap size (${DEFAULTS.payloadBytes})
+  --create-duration S        --create-concurrency N   (${DEFAULTS.createDuration} s, ${DEFAULTS.createConcurrency}; the etcd and PostgreSQL ceilings use the same)
+  --get-duration S           --get-concurrency N      (${DEFAULTS.getDuration} s, ${DEFAULTS.getConcurrency}; the bare Fastify ceiling too)
+  --list-items N             --list-iterations N      (${DEFAULTS.listItems}, ${DEFAULTS.listIterations})
+  --watchers N  --watch-rate W/s  --watch-duration S  (${DEFAULTS.watchers}, ${DEFAULTS.watchRate}, ${DEFAULTS.watchDuration} s)
+  --update-duration S        --update-concurrency N   (${DEFAULTS.updateDuration} s, ${DEFAULTS.updateConcurrency})
+  --hot-duration S           --hot-concurrency N      (${DEFAULTS.hotDuration} s, ${DEFAULTS.hotConcurrency})
+  --memory-objects N         ConfigMaps cached before RSS is read (${DEFAULTS.memoryObjects})
+  --cpu-prof                 write the server's CPU profile to bench/results/
+  --database-url URL         create the benchmark database there (default: $DATABASE_URL, else embedded PostgreSQL)
+  --keep                     keep the temporary directory`
+
+const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
+
+export function parseBenchFlags (argv: string[], env: NodeJS.ProcessEnv): BenchFlags {
+  const flags: BenchFlags = { ...DEFAULTS, databaseUrl: env.DATABASE_URL === '' ? undefined : env.DATABASE_URL }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(HELP + '\n')
+      process.exit(0)
+    }
+    if (!arg.startsWith('--')) throw new Error(`unexpected argument "${arg}"\n${HELP}`)
+    let [name, value] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined]
+    const key = camel(name) as keyof BenchFlags
+    if (!(key in DEFAULTS) && key !== 'databaseUrl') throw new Error(`unknown flag --${name}\n${HELP}`)
+    if (typeof DEFAULTS[key] === 'boolean') {
+      (flags as unknown as Record<string, unknown>)[key] = value === undefined || value === 'true'
+      continue
+    }
+    value ??= argv[++i]
+    if (value === undefined) throw new Error(`flag --${name} needs a value`)
+    if (key === 'only') {
+      const names = value.split(',').map(s => s.trim()).filter(s => s !== '')
+      for (const n of names) if (!WORKLOADS.includes(n as Workload)) throw new Error(`unknown workload "${n}"; known: ${WORKLOADS.join(', ')}`)
+      flags.only = names as Workload[]
+    } else if (key === 'databaseUrl') {
+      flags.databaseUrl = value
+    } else {
+      const n = Number(value)
+      if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number, not "${value}"`)
+      ;(flags as unknown as Record<string, unknown>)[key] = n
+    }
+  }
+  return flags
+}

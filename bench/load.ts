@@ -1,0 +1,339 @@
+// The load generator: a process of its own, so its CPU is not the server's. The orchestrator
+// (bench/run.ts) passes one job as JSON in argv[2]; the result is one JSON line on stdout.
+// Every ceiling that is an HTTP endpoint is driven by this same code.
+import { performance } from 'node:perf_hooks'
+import { Pool } from 'undici'
+import type { Dispatcher } from 'undici'
+import { configMapBody, latencySummary, type LatencySummary } from './payload.js'
+
+export interface Target {
+  origin: string
+  /** PEM; absent for plain HTTP (etcd's gateway on loopback). */
+  ca?: string
+  cert?: string
+  key?: string
+}
+
+/** A closed loop: `concurrency` clients, each sending its next request when the last is answered. */
+export interface LoopJob {
+  mode: 'loop'
+  target: Target
+  request: RequestKind
+  concurrency: number
+  /** Stop after this long... */
+  durationMs?: number
+  /** ...or after this many requests in all. */
+  count?: number
+}
+
+export type RequestKind =
+  | { kind: 'create', namespace: string, prefix: string, payloadBytes: number }
+  | { kind: 'get', path: string }
+  | { kind: 'update', namespace: string, prefix: string, payloadBytes: number }
+  | { kind: 'patch', path: string }
+  | { kind: 'etcd-put', prefix: string, payloadBytes: number }
+  | { kind: 'list', path: string }
+
+export interface LoopResult {
+  requests: number
+  perSecond: number
+  elapsedMs: number
+  statuses: Record<string, number>
+  latency: LatencySummary
+  /** Answers with a status the request kind does not count as success. */
+  failures: number
+  firstFailure?: string
+}
+
+/** Watchers on one collection while a writer creates at a fixed rate. */
+export interface WatchJob {
+  mode: 'watch'
+  target: Target
+  namespace: string
+  watchers: number
+  writesPerSecond: number
+  durationMs: number
+  payloadBytes: number
+  /** How long to wait for the last events after the last write. */
+  drainMs: number
+}
+
+export interface WatchResult {
+  watchers: number
+  connected: number
+  writes: number
+  writeFailures: number
+  expectedDeliveries: number
+  delivered: number
+  lost: number
+  latency: LatencySummary
+}
+
+/** The list workload: latency of LIST, and JSON.stringify of the same items in this process. */
+export interface ListJob {
+  mode: 'list'
+  target: Target
+  path: string
+  iterations: number
+  warmup: number
+}
+
+export interface ListResult {
+  items: number
+  bytes: number
+  unset: LatencySummary
+  zero: LatencySummary
+  stringify: LatencySummary
+}
+
+type Job = LoopJob | WatchJob | ListJob
+
+const SUCCESS: Record<RequestKind['kind'], number[]> = {
+  create: [201],
+  get: [200],
+  update: [200],
+  patch: [200],
+  'etcd-put': [200],
+  list: [200]
+}
+
+function pool (t: Target, connections: number): Pool {
+  return new Pool(t.origin, {
+    connections,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    keepAliveMaxTimeout: 600_000,
+    headersTimeout: 0,
+    bodyTimeout: 0,
+    connect: t.ca === undefined ? undefined : { ca: t.ca, cert: t.cert, key: t.key, rejectUnauthorized: true }
+  })
+}
+
+const RV = /"resourceVersion":"(\d+)"/
+
+/** Builds each client's requests; `onAnswer` sees the body when the next request needs it. */
+function requester (kind: RequestKind, client: number): { next (): Dispatcher.RequestOptions, needsBody: boolean, onAnswer (body: string): void } {
+  switch (kind.kind) {
+    case 'create': {
+      let i = 0
+      const path = `/api/v1/namespaces/${kind.namespace}/configmaps`
+      return {
+        needsBody: false,
+        onAnswer () {},
+        next: () => ({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: configMapBody(`${kind.prefix}-${client}-${i++}`, kind.payloadBytes) })
+      }
+    }
+    case 'update': {
+      // Client n owns the object its create loop named `<prefix>-n-0` and sends the resourceVersion
+      // it last saw: no conflicts expected.
+      let i = 0
+      let rv = ''
+      const name = `${kind.prefix}-${client}-0`
+      const path = `/api/v1/namespaces/${kind.namespace}/configmaps/${name}`
+      return {
+        needsBody: true,
+        onAnswer (body) { rv = RV.exec(body)?.[1] ?? '' },
+        next: () => ({ method: 'PUT', path, headers: { 'content-type': 'application/json' }, body: configMapBody(name, kind.payloadBytes, { resourceVersion: rv, round: String(i++) }) })
+      }
+    }
+    case 'patch': {
+      let i = 0
+      return {
+        needsBody: false,
+        onAnswer () {},
+        next: () => ({ method: 'PATCH', path: kind.path, headers: { 'content-type': 'application/merge-patch+json' }, body: `{"data":{"writer":"${client}","round":"${i++}"}}` })
+      }
+    }
+    case 'etcd-put': {
+      let i = 0
+      return {
+        needsBody: false,
+        onAnswer () {},
+        next: () => {
+          const name = `${kind.prefix}-${client}-${i++}`
+          const key = Buffer.from(`/registry/configmaps/bench/${name}`).toString('base64')
+          const value = Buffer.from(configMapBody(name, kind.payloadBytes)).toString('base64')
+          return { method: 'POST', path: '/v3/kv/put', headers: { 'content-type': 'application/json' }, body: `{"key":"${key}","value":"${value}"}` }
+        }
+      }
+    }
+    case 'get':
+    case 'list':
+      return { needsBody: false, onAnswer () {}, next: () => ({ method: 'GET', path: kind.path }) }
+  }
+}
+
+async function loop (job: LoopJob): Promise<LoopResult> {
+  const p = pool(job.target, job.concurrency)
+  const ok = SUCCESS[job.request.kind]
+  const statuses: Record<string, number> = {}
+  const latencies: number[] = []
+  let failures = 0
+  let firstFailure: string | undefined
+  let sent = 0
+  const start = performance.now()
+  const deadline = job.durationMs === undefined ? Infinity : start + job.durationMs
+  const limit = job.count ?? Infinity
+
+  async function client (n: number): Promise<void> {
+    const r = requester(job.request, n)
+    while (performance.now() < deadline && sent < limit) {
+      sent++
+      const t0 = performance.now()
+      const res = await p.request(r.next())
+      const good = ok.includes(res.statusCode)
+      if (r.needsBody || !good) {
+        const body = await res.body.text()
+        if (good) r.onAnswer(body)
+        else firstFailure ??= `${res.statusCode} ${body.slice(0, 300)}`
+      } else {
+        await res.body.dump({ limit: Infinity })
+      }
+      latencies.push(performance.now() - t0)
+      statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
+      if (!good) failures++
+    }
+  }
+
+  await Promise.all(Array.from({ length: job.concurrency }, (_, n) => client(n)))
+  const elapsedMs = performance.now() - start
+  await p.close()
+  return { requests: latencies.length, perSecond: latencies.length / (elapsedMs / 1000), elapsedMs, statuses, latency: latencySummary(latencies), failures, firstFailure }
+}
+
+async function list (job: ListJob): Promise<ListResult> {
+  const p = pool(job.target, 1)
+  const time = async (path: string): Promise<{ ms: number, body: string }> => {
+    const t0 = performance.now()
+    const res = await p.request({ method: 'GET', path })
+    const body = await res.body.text()
+    if (res.statusCode !== 200) throw new Error(`LIST ${path}: ${res.statusCode} ${body.slice(0, 300)}`)
+    return { ms: performance.now() - t0, body }
+  }
+  const unset: number[] = []
+  const zero: number[] = []
+  let last = ''
+  for (let i = 0; i < job.warmup + job.iterations; i++) {
+    const a = await time(job.path)
+    const b = await time(`${job.path}?resourceVersion=0`)
+    if (i >= job.warmup) { unset.push(a.ms); zero.push(b.ms) }
+    last = b.body
+  }
+  await p.close()
+  // The ceiling: serialising the same items, in this one process, as often as the server listed.
+  const doc = JSON.parse(last) as { items: unknown[] }
+  const stringify: number[] = []
+  for (let i = 0; i < job.warmup + job.iterations; i++) {
+    const t0 = performance.now()
+    const s = JSON.stringify(doc)
+    if (i >= job.warmup) stringify.push(performance.now() - t0)
+    if (s.length === 0) throw new Error('unreachable')
+  }
+  return { items: doc.items.length, bytes: Buffer.byteLength(last), unset: latencySummary(unset), zero: latencySummary(zero), stringify: latencySummary(stringify) }
+}
+
+async function watch (job: WatchJob): Promise<WatchResult> {
+  const base = `/api/v1/namespaces/${job.namespace}/configmaps`
+  const writers = pool(job.target, 32)
+  // The watch starts at the collection's current revision, so it carries only the writes below.
+  const first = await writers.request({ method: 'GET', path: `${base}?limit=1` })
+  const firstBody = await first.body.text()
+  const startRv = RV.exec(firstBody)?.[1]
+  if (first.statusCode !== 200 || startRv === undefined) throw new Error(`LIST ${base}: ${first.statusCode} ${firstBody.slice(0, 300)}`)
+
+  // Per watcher: the revisions it received and when, appended in arrival order.
+  const received: Array<{ revs: number[], times: number[] }> = []
+  const watchers = pool(job.target, job.watchers)
+  const controller = new AbortController()
+  const pattern = Buffer.from('"resourceVersion":"')
+  let connected = 0
+  const streams: Array<Promise<void>> = []
+  await new Promise<void>((resolve, reject) => {
+    for (let w = 0; w < job.watchers; w++) {
+      const mine = { revs: [] as number[], times: [] as number[] }
+      received.push(mine)
+      streams.push((async () => {
+        const res = await watchers.request({ method: 'GET', path: `${base}?watch=true&resourceVersion=${startRv}&timeoutSeconds=3600`, signal: controller.signal })
+        if (res.statusCode !== 200) throw new Error(`WATCH: ${res.statusCode} ${await res.body.text()}`)
+        if (++connected === job.watchers) resolve()
+        let carry: Buffer | undefined
+        try {
+          for await (const chunk of res.body as AsyncIterable<Buffer>) {
+            const now = performance.now()
+            const buf: Buffer = carry === undefined ? chunk : Buffer.concat([carry, chunk])
+            const end = buf.lastIndexOf(10) + 1
+            // One resourceVersion per event line: the object's own (ConfigMaps carry no other).
+            for (let i = buf.indexOf(pattern); i !== -1 && i < end; i = buf.indexOf(pattern, i + 1)) {
+              let rv = 0
+              for (let j = i + pattern.length; buf[j] !== 34; j++) rv = rv * 10 + buf[j]! - 48
+              mine.revs.push(rv)
+              mine.times.push(now)
+            }
+            carry = end === buf.length ? undefined : buf.subarray(end)
+          }
+        } catch (err) {
+          if (!controller.signal.aborted) throw err
+        }
+      })().catch((err: unknown) => { if (!controller.signal.aborted) reject(err) }))
+    }
+  })
+  // Watches are registered with the cache once their headers are out; let the last ones settle.
+  await new Promise(resolve => setTimeout(resolve, 500))
+
+  const acked = new Map<number, number>()
+  let writes = 0
+  let writeFailures = 0
+  const inflight: Array<Promise<void>> = []
+  const start = performance.now()
+  const total = Math.round(job.writesPerSecond * job.durationMs / 1000)
+  for (let n = 0; n < total; n++) {
+    // Open loop: write n is due at start + n / rate, however slow the answers are.
+    const due = start + n * 1000 / job.writesPerSecond
+    const wait = due - performance.now()
+    if (wait > 1) await new Promise(resolve => setTimeout(resolve, wait))
+    inflight.push((async () => {
+      const res = await writers.request({ method: 'POST', path: base, headers: { 'content-type': 'application/json' }, body: configMapBody(`w-${n}`, job.payloadBytes) })
+      const body = await res.body.text()
+      const at = performance.now()
+      const rv = RV.exec(body)?.[1]
+      if (res.statusCode !== 201 || rv === undefined) { writeFailures++; return }
+      writes++
+      acked.set(Number(rv), at)
+    })())
+  }
+  await Promise.all(inflight)
+  const expected = acked.size * job.watchers
+  const deliveredNow = (): number => received.reduce((sum, r) => sum + r.revs.filter(rv => acked.has(rv)).length, 0)
+  const drainUntil = performance.now() + job.drainMs
+  while (performance.now() < drainUntil && deliveredNow() < expected) await new Promise(resolve => setTimeout(resolve, 200))
+  controller.abort()
+  await Promise.allSettled(streams)
+  await watchers.destroy().catch(() => {})
+  await writers.close()
+
+  const latencies: number[] = []
+  let delivered = 0
+  for (const r of received) {
+    const seen = new Set<number>()
+    for (let i = 0; i < r.revs.length; i++) {
+      const at = acked.get(r.revs[i]!)
+      if (at === undefined || seen.has(r.revs[i]!)) continue
+      seen.add(r.revs[i]!)
+      delivered++
+      // An event may arrive before its write's answer; that is no delay at all.
+      latencies.push(Math.max(0, r.times[i]! - at))
+    }
+  }
+  return { watchers: job.watchers, connected, writes, writeFailures, expectedDeliveries: expected, delivered, lost: expected - delivered, latency: latencySummary(latencies) }
+}
+
+async function main (): Promise<void> {
+  const job = JSON.parse(process.argv[2]!) as Job
+  const result = job.mode === 'loop' ? await loop(job) : job.mode === 'list' ? await list(job) : await watch(job)
+  process.stdout.write(JSON.stringify(result) + '\n')
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`load generator failed: ${(err as Error).stack ?? String(err)}\n`)
+  process.exit(1)
+})

@@ -1,0 +1,287 @@
+// `npm run bench`: the server under load from a separate process, each workload beside its
+// ceiling measured in the same run, one table, and the figures in bench/results/.
+import { randomBytes } from 'node:crypto'
+import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync, readdirSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { join, resolve } from 'node:path'
+import { spawn } from 'node:child_process'
+import pg from 'pg'
+import { Pool } from 'undici'
+import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../storage/embedded.js'
+import { startServer, type RunningServer } from './apiserver.js'
+import { startEtcd } from './ceilings/etcd.js'
+import { parseBenchFlags, type BenchFlags, type Workload } from './flags.js'
+import type { ListJob, ListResult, LoopJob, LoopResult, RequestKind, Target, WatchJob, WatchResult } from './load.js'
+import { configMapBody } from './payload.js'
+import { freePort, runJson, TS_NODE_ARGS } from './process.js'
+import { printTable, type Row } from './table.js'
+
+const RESULTS_DIR = resolve('bench/results')
+const LOAD = 'bench/load.ts'
+
+const NS = {
+  create: 'bench-create',
+  get: 'bench-get',
+  list: 'bench-list',
+  watch: 'bench-watch',
+  update: 'bench-update',
+  memory: 'bench-memory'
+}
+
+const log = (msg: string): void => { process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`) }
+const round = (n: number, digits = 0): number => Number(n.toFixed(digits))
+
+function loop (target: Target, request: RequestKind, concurrency: number, limits: { durationMs?: number, count?: number }): Promise<LoopResult> {
+  const job: LoopJob = { mode: 'loop', target, request, concurrency, ...limits }
+  return runJson<LoopResult>(LOAD, job)
+}
+
+function checkLoop (what: string, r: LoopResult, allowed: number[] = []): void {
+  const bad = Object.entries(r.statuses).filter(([code]) => !allowed.includes(Number(code)) && r.failures > 0)
+  if (r.failures > 0 && bad.length > 0) log(`${what}: ${r.failures} failed answers ${JSON.stringify(r.statuses)}; first: ${r.firstFailure ?? ''}`)
+}
+
+/** A database for this run: a fresh one on the given server, else the embedded PostgreSQL. */
+async function provideDatabase (flags: BenchFlags, dataDir: string): Promise<{ url: string, embedded?: EmbeddedPostgresHandle, drop (): Promise<void> }> {
+  if (flags.databaseUrl === undefined) {
+    const embedded = await startEmbeddedPostgres(dataDir)
+    return { url: embedded.url, embedded, drop: async () => {} }
+  }
+  const name = `bench_${randomBytes(5).toString('hex')}`
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: flags.databaseUrl })
+    await client.connect()
+    try { await client.query(sql) } finally { await client.end() }
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  const url = new URL(flags.databaseUrl)
+  url.pathname = `/${name}`
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
+}
+
+async function api (target: Target, method: string, path: string, body?: string): Promise<{ status: number, body: string }> {
+  const pool = new Pool(target.origin, { connections: 1, connect: { ca: target.ca, cert: target.cert, key: target.key } })
+  try {
+    const res = await pool.request({ method: method as 'GET', path, body, headers: body === undefined ? {} : { 'content-type': 'application/json' } })
+    return { status: res.statusCode, body: await res.body.text() }
+  } finally {
+    await pool.close()
+  }
+}
+
+async function ensure (target: Target, method: string, path: string, body: string, okCodes = [200, 201, 409]): Promise<string> {
+  const res = await api(target, method, path, body)
+  if (!okCodes.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`)
+  return res.body
+}
+
+async function countConfigMaps (target: Target): Promise<number> {
+  const res = await api(target, 'GET', '/api/v1/configmaps?limit=1&resourceVersion=0')
+  const doc = JSON.parse(res.body) as { items: unknown[], metadata: { remainingItemCount?: number } }
+  return doc.items.length + (doc.metadata.remainingItemCount ?? 0)
+}
+
+/** The byte size of every cached ConfigMap's stored JSON, read page by page. */
+async function configMapBytes (target: Target): Promise<{ objects: number, bytes: number }> {
+  let objects = 0
+  let bytes = 0
+  let token = ''
+  do {
+    const res = await api(target, 'GET', `/api/v1/configmaps?limit=5000${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`)
+    if (res.status !== 200) throw new Error(`LIST configmaps: ${res.status} ${res.body.slice(0, 300)}`)
+    const doc = JSON.parse(res.body) as { items: unknown[], metadata: { continue?: string } }
+    for (const item of doc.items) bytes += Buffer.byteLength(JSON.stringify(item))
+    objects += doc.items.length
+    token = doc.metadata.continue ?? ''
+  } while (token !== '')
+  return { objects, bytes }
+}
+
+async function main (): Promise<void> {
+  const flags = parseBenchFlags(process.argv.slice(2), process.env)
+  const runs = (w: Workload): boolean => flags.only.includes(w)
+  const workDir = mkdtempSync(join(tmpdir(), 'svc-bench-'))
+  const dataDir = join(workDir, 'data')
+  mkdirSync(dataDir)
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-')
+  mkdirSync(RESULTS_DIR, { recursive: true })
+  const profDir = flags.cpuProf ? join(RESULTS_DIR, `profile-${stamp}`) : undefined
+  const rows: Row[] = []
+  const raw: Record<string, unknown> = {}
+  const notes: string[] = []
+  const bytes = flags.payloadBytes
+
+  const db = await provideDatabase(flags, dataDir)
+  log(`database: ${flags.databaseUrl === undefined ? 'embedded PostgreSQL' : 'fresh database on DATABASE_URL'}; work directory ${workDir}`)
+  let server: RunningServer | undefined
+  try {
+    server = await startServer({ dataDir, port: await freePort(), storageUrl: db.url, cpuProfDir: profDir })
+    const t = server.target
+    log(`server ready in ${round(server.readyMs)} ms (pid ${server.pid})`)
+    for (const ns of Object.values(NS)) await ensure(t, 'POST', '/api/v1/namespaces', `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"${ns}"}}`)
+
+    if (runs('create')) {
+      const durationMs = flags.createDuration * 1000
+      const c = flags.createConcurrency
+      log(`create: ${c} clients for ${flags.createDuration} s`)
+      const created = await loop(t, { kind: 'create', namespace: NS.create, prefix: 'c', payloadBytes: bytes }, c, { durationMs })
+      checkLoop('create', created)
+      log(`create ceiling: raw PostgreSQL INSERT+NOTIFY, ${c} connections`)
+      const rawPg = await runJson<LoopResult>('bench/ceilings/pg-insert.ts', { url: db.url, concurrency: c, durationMs, payloadBytes: bytes })
+      const etcd = await startEtcd(workDir)
+      let etcdPuts: LoopResult | undefined
+      if (typeof etcd === 'string') {
+        notes.push(`etcd ceiling skipped: ${etcd}`)
+      } else {
+        log(`create ceiling: etcd ${etcd.version} puts, ${c} clients`)
+        try {
+          etcdPuts = await loop({ origin: etcd.origin }, { kind: 'etcd-put', prefix: 'e', payloadBytes: bytes }, c, { durationMs })
+          checkLoop('etcd put', etcdPuts)
+        } finally {
+          await etcd.stop()
+          rmSync(join(workDir, 'etcd'), { recursive: true, force: true })
+        }
+      }
+      raw.create = { server: created, rawPostgres: rawPg, etcd: etcdPuts }
+      const figure = `${round(created.perSecond)}/s (p99 ${round(created.latency.p99, 1)} ms)`
+      rows.push(etcdPuts === undefined
+        ? { workload: 'create vs etcd', figure, ceiling: 'skipped', target: '>= 1.0x', note: 'etcd not available' }
+        : { workload: 'create vs etcd', figure, ceiling: `${round(etcdPuts.perSecond)} puts/s`, ratio: created.perSecond / etcdPuts.perSecond, target: '>= 1.0x', pass: created.perSecond >= etcdPuts.perSecond })
+      rows.push({ workload: 'create vs PostgreSQL', figure, ceiling: `${round(rawPg.perSecond)} tx/s`, ratio: created.perSecond / rawPg.perSecond, target: '>= 1.5x', pass: created.perSecond >= 1.5 * rawPg.perSecond })
+    }
+
+    if (runs('get')) {
+      const body = await ensure(t, 'POST', `/api/v1/namespaces/${NS.get}/configmaps`, configMapBody('object', bytes))
+      const path = `/api/v1/namespaces/${NS.get}/configmaps/object`
+      const stored = await api(t, 'GET', path)
+      const bodyFile = join(workDir, 'object.json')
+      writeFileSync(bodyFile, stored.status === 200 ? stored.body : body)
+      log(`get: ${flags.getConcurrency} clients for ${flags.getDuration} s`)
+      const got = await loop(t, { kind: 'get', path }, flags.getConcurrency, { durationMs: flags.getDuration * 1000 })
+      checkLoop('get', got)
+      log('get ceiling: bare Fastify HTTPS route')
+      const bare = await withBareFastify(server.tls, bodyFile, (origin) =>
+        loop({ ...t, origin }, { kind: 'get', path: '/object' }, flags.getConcurrency, { durationMs: flags.getDuration * 1000 }))
+      raw.get = { server: got, bareFastify: bare }
+      rows.push({ workload: 'get', figure: `${round(got.perSecond)}/s (p99 ${round(got.latency.p99, 1)} ms)`, ceiling: `${round(bare.perSecond)}/s`, ratio: got.perSecond / bare.perSecond, target: '>= 0.6x', pass: got.perSecond >= 0.6 * bare.perSecond })
+    }
+
+    if (runs('list')) {
+      const have = JSON.parse((await api(t, 'GET', `/api/v1/namespaces/${NS.list}/configmaps?limit=1&resourceVersion=0`)).body) as { items: unknown[], metadata: { remainingItemCount?: number } }
+      const missing = flags.listItems - have.items.length - (have.metadata.remainingItemCount ?? 0)
+      log(`list: filling ${missing} objects, then ${flags.listIterations} lists at resourceVersion unset and 0`)
+      if (missing > 0) checkLoop('list fill', await loop(t, { kind: 'create', namespace: NS.list, prefix: 'item', payloadBytes: bytes }, 32, { count: missing }))
+      const job: ListJob = { mode: 'list', target: t, path: `/api/v1/namespaces/${NS.list}/configmaps`, iterations: flags.listIterations, warmup: 2 }
+      const listed = await runJson<ListResult>(LOAD, job)
+      raw.list = listed
+      for (const [label, l] of [['unset', listed.unset], ['0', listed.zero]] as const) {
+        rows.push({
+          workload: `list ${listed.items} rv=${label}`,
+          figure: `p50 ${round(l.p50, 1)} ms, p99 ${round(l.p99, 1)} ms`,
+          ceiling: `stringify p50 ${round(listed.stringify.p50, 1)} ms`,
+          ratio: l.p50 / listed.stringify.p50,
+          target: '<= 2x',
+          pass: l.p50 <= 2 * listed.stringify.p50
+        })
+      }
+    }
+
+    if (runs('watch')) {
+      log(`watch: ${flags.watchers} watchers, ${flags.watchRate} writes/s for ${flags.watchDuration} s`)
+      const job: WatchJob = { mode: 'watch', target: t, namespace: NS.watch, watchers: flags.watchers, writesPerSecond: flags.watchRate, durationMs: flags.watchDuration * 1000, payloadBytes: bytes, drainMs: 10_000 }
+      const w = await runJson<WatchResult>(LOAD, job)
+      raw.watch = w
+      rows.push({ workload: `watch ${w.watchers}x${flags.watchRate}/s`, figure: `p50 ${round(w.latency.p50, 1)} ms, p99 ${round(w.latency.p99, 1)} ms`, target: 'p99 <= 100 ms', pass: w.latency.p99 <= 100 })
+      rows.push({ workload: 'watch events lost', figure: `${w.lost} of ${w.expectedDeliveries}`, target: '0', pass: w.lost === 0 && w.connected === w.watchers })
+    }
+
+    if (runs('update')) {
+      const c = flags.updateConcurrency
+      checkLoop('update fill', await loop(t, { kind: 'create', namespace: NS.update, prefix: 'u', payloadBytes: bytes }, c, { count: c }))
+      log(`update: ${c} clients on distinct objects for ${flags.updateDuration} s`)
+      const updated = await loop(t, { kind: 'update', namespace: NS.update, prefix: 'u', payloadBytes: bytes }, c, { durationMs: flags.updateDuration * 1000 })
+      checkLoop('update', updated)
+      await ensure(t, 'POST', `/api/v1/namespaces/${NS.update}/configmaps`, configMapBody('hot', bytes))
+      log(`update: ${flags.hotConcurrency} clients patching one object for ${flags.hotDuration} s`)
+      const hot = await loop(t, { kind: 'patch', path: `/api/v1/namespaces/${NS.update}/configmaps/hot` }, flags.hotConcurrency, { durationMs: flags.hotDuration * 1000 })
+      checkLoop('hot patch', hot, [409])
+      raw.update = { distinct: updated, hot }
+      rows.push({ workload: 'update distinct', figure: `${round(updated.perSecond)}/s (p99 ${round(updated.latency.p99, 1)} ms)`, target: '-', note: `${updated.failures} failed` })
+      const ok = hot.statuses['200'] ?? 0
+      rows.push({ workload: 'update hot PATCH', figure: `${round(ok / (hot.elapsedMs / 1000))}/s ok, ${hot.statuses['409'] ?? 0} x 409`, target: '-', note: `${ok} ok of ${hot.requests}` })
+    }
+
+    if (runs('memory')) {
+      const have = await countConfigMaps(t)
+      const missing = flags.memoryObjects - have
+      log(`memory: ${have} ConfigMaps cached; creating ${Math.max(0, missing)} more`)
+      if (missing > 0) checkLoop('memory fill', await loop(t, { kind: 'create', namespace: NS.memory, prefix: 'm', payloadBytes: bytes }, 64, { count: missing }))
+      await new Promise(resolve => setTimeout(resolve, 3000))
+      const rss = server.rssBytes()
+      const size = await configMapBytes(t)
+      raw.memory = { rssBytes: rss, ...size }
+      const mb = (n: number): string => `${round(n / 1048576)} MiB`
+      rows.push({ workload: `memory ${size.objects} objects`, figure: `RSS ${mb(rss)}`, ceiling: `JSON ${mb(size.bytes)}`, ratio: rss / size.bytes, target: '<= 3x', pass: rss <= 3 * size.bytes })
+    }
+
+    if (runs('startup')) {
+      const objects = await countConfigMaps(t)
+      await server.stop()
+      server = undefined
+      await db.embedded?.stop()
+      // bin/server.ts as `npm start` runs it: its own embedded PostgreSQL on an existing data
+      // directory. With DATABASE_URL the bench's data lives elsewhere, so a fresh directory is
+      // initialised first and the second start is timed.
+      const startupDir = db.embedded === undefined ? join(workDir, 'startup') : dataDir
+      if (db.embedded === undefined) {
+        mkdirSync(startupDir, { recursive: true })
+        await (await startServer({ dataDir: startupDir, port: await freePort() })).stop()
+      }
+      log(`start-up: bin/server.ts on the existing data directory (${db.embedded === undefined ? 0 : objects} ConfigMaps)`)
+      const again = await startServer({ dataDir: startupDir, port: await freePort(), cpuProfDir: profDir })
+      await again.stop()
+      raw.startup = { readyMs: again.readyMs, objects: db.embedded === undefined ? 0 : objects }
+      rows.push({ workload: 'start-up to /readyz', figure: `${round(again.readyMs)} ms`, target: '<= 3000 ms', pass: again.readyMs <= 3000, note: `${db.embedded === undefined ? 0 : objects} ConfigMaps` })
+    }
+  } finally {
+    await server?.stop()
+    if (!runs('startup') || server !== undefined) await db.embedded?.stop()
+    await db.drop().catch((err: unknown) => log(`dropping the benchmark database failed: ${(err as Error).message}`))
+    if (!flags.keep) rmSync(workDir, { recursive: true, force: true })
+  }
+
+  const machine = { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? '', memoryGiB: round(totalmem() / 1024 ** 3, 1), node: process.version }
+  printTable(rows, notes, machine)
+  const file = join(RESULTS_DIR, `${stamp}.json`)
+  const doc = JSON.stringify({ date: new Date().toISOString(), machine, flags: { ...flags, databaseUrl: flags.databaseUrl === undefined ? undefined : '(set)' }, rows, notes, raw }, null, 2)
+  writeFileSync(file, doc)
+  writeFileSync(join(RESULTS_DIR, 'latest.json.tmp'), doc)
+  renameSync(join(RESULTS_DIR, 'latest.json.tmp'), join(RESULTS_DIR, 'latest.json'))
+  log(`results: ${file}`)
+  if (profDir !== undefined) log(`CPU profiles: ${readdirSync(profDir).map(f => join(profDir, f)).join(', ')} (summarise with: npx tsx bench/profile.ts <file>)`)
+}
+
+/** Runs `fn` against a bare Fastify HTTPS server with the API server's TLS setup. */
+async function withBareFastify<T> (tls: RunningServer['tls'], bodyFile: string, fn: (origin: string) => Promise<T>): Promise<T> {
+  const child = spawn(process.execPath, [...TS_NODE_ARGS, 'bench/ceilings/fastify-route.ts', JSON.stringify({ ...tls, bodyFile })], { stdio: ['ignore', 'pipe', 'inherit'] })
+  try {
+    const port = await new Promise<number>((resolve, reject) => {
+      let out = ''
+      child.stdout.on('data', (d: Buffer) => {
+        out += d.toString()
+        if (out.includes('\n')) resolve(Number(out.trim()))
+      })
+      child.on('exit', code => reject(new Error(`the bare Fastify server exited with ${code}`)))
+    })
+    return await fn(`https://127.0.0.1:${port}`)
+  } finally {
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`)
+  process.exit(1)
+})
