@@ -19,7 +19,10 @@ export interface AdmissionAttributes {
   oldObject?: AnyObject
   user: UserInfo
   dryRun: boolean
-  /** Reads the newest stored object of any kind; plugins use it for lookups (namespaces, classes). */
+  /**
+   * Reads an object of any kind for lookups (namespaces, classes): from its watch cache, which
+   * may lag the database by a moment, else from the database.
+   */
   lookup (plural: string, group: string, namespace: string, name: string): Promise<AnyObject | undefined>
   /** Lists the current objects of a kind (from the watch cache). */
   list (plural: string, group: string, namespace?: string): AnyObject[]

@@ -61,7 +61,10 @@ export async function startServer (opts: ServerOptions): Promise<RunningServer> 
   const started = performance.now()
   const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env })
   let stderr = ''
-  child.stderr!.on('data', (d: Buffer) => { stderr = (stderr + d.toString()).slice(-4000) })
+  child.stderr!.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000)
+    if (process.env.BENCH_TRACE !== undefined) process.stderr.write(d)
+  })
   let creds: ReturnType<typeof credentials>
   await waitFor(async () => {
     if (child.exitCode !== null) throw new Error(`the server exited with ${child.exitCode}: ${stderr}`)

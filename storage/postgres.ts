@@ -3,6 +3,7 @@
 import pg from 'pg'
 import { NOTIFY_CHANNEL } from '../resources/naming.js'
 import { createBatcher } from './batcher.js'
+import { coalesce } from './coalesce.js'
 import {
   type ApiObject, type EventType, type ListPage, type LogEvent, type RangeOptions, type Storage,
   StorageError, type StoredObject, type WriteOp
@@ -45,19 +46,29 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   })
   // An idle client whose backend dies emits here; the next query reports it instead.
   pool.on('error', (err) => opts.logger?.warn({ err }, 'idle database connection failed'))
+  // Write batches and log reads have a connection each, so neither queues behind the reads of
+  // a busy pool: a batch waiting for a connection holds every write in it back, and a log read
+  // waiting holds back every watch.
+  const lane = (): pg.Pool => {
+    const p = new pg.Pool({ connectionString: opts.url, max: 1, types, connectionTimeoutMillis: 5000, keepAlive: true })
+    p.on('error', (err) => opts.logger?.warn({ err }, 'idle database connection failed'))
+    return p
+  }
+  const writePool = lane()
+  const logPool = lane()
 
-  async function query<R extends pg.QueryResultRow> (text: string, values?: unknown[]): Promise<R[]> {
+  async function query<R extends pg.QueryResultRow> (on: pg.Pool, text: string, values?: unknown[]): Promise<R[]> {
     try {
-      return (await pool.query<R>(text, values)).rows
+      return (await on.query<R>(text, values)).rows
     } catch (err) {
       throw translate(err)
     }
   }
 
   try {
-    await query(`BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_ID}); ${SCHEMA_SQL}; COMMIT`)
+    await query(pool, `BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_ID}); ${SCHEMA_SQL}; COMMIT`)
   } catch (err) {
-    await pool.end()
+    await Promise.all([pool.end(), writePool.end(), logPool.end()])
     throw err
   }
 
@@ -86,7 +97,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   }
 
   async function applyWrites (batch: PendingWrite[]): Promise<Array<StoredObject | Error>> {
-    const { rows } = await pool.query<{ code: string, rev: number }>(
+    const { rows } = await writePool.query<{ code: string, rev: number }>(
       'SELECT code, rev FROM apply_writes($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text)',
       [batch.map(w => w.op.type), batch.map(w => w.op.key), batch.map(w => w.json),
         batch.map(w => w.op.type === 'create' ? null : w.op.expectRevision), NOTIFY_CHANNEL])
@@ -101,7 +112,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
 
   const source: LogSource = {
     async readAfter (after, until, limit) {
-      const rows = await query<EventRow & { compacted: number }>(
+      const rows = await query<EventRow & { compacted: number }>(logPool,
         `SELECT c.revision AS compacted, e.revision, e.key, e.type, e.value
          FROM compaction c LEFT JOIN LATERAL (
            SELECT revision, key, type, value FROM events
@@ -133,12 +144,15 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       }
     }
   }
+  // Consistent reads ask for the current revision at every request; concurrent askers share
+  // one query that starts after they asked, so each answer is still as fresh as its own query.
+  const readRevision = coalesce(async () => (await query<{ value: number }>(pool, 'SELECT value FROM revision'))[0].value)
   const reader = new LogReader(source, { pollIntervalMs: opts.pollIntervalMs ?? 1000, batchSize: LOG_BATCH, logger: opts.logger })
   let closed = false
 
   return {
     async get (key) {
-      const rows = await query<{ revision: number, value: string }>(
+      const rows = await query<{ revision: number, value: string }>(pool,
         'SELECT revision, value FROM objects WHERE key = $1', [key])
       return rows.length === 0 ? undefined : { key, revision: rows[0].revision, json: rows[0].value }
     },
@@ -158,12 +172,10 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       return batcher.push({ op, json })
     },
 
-    async currentRevision () {
-      return (await query<{ value: number }>('SELECT value FROM revision'))[0].value
-    },
+    currentRevision: readRevision,
 
     async compactedRevision () {
-      return (await query<{ revision: number }>('SELECT revision FROM compaction'))[0].revision
+      return (await query<{ revision: number }>(pool, 'SELECT revision FROM compaction'))[0].revision
     },
 
     compact (upToRevision) {
@@ -174,7 +186,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       const [lo, hi] = keyRange(prefix)
       // prev: the value each MODIFIED or DELETED replaced. It survives compaction, which keeps
       // each live key's newest value at or below the compacted revision.
-      const rows = await query<EventRow & { compacted: number }>(
+      const rows = await query<EventRow & { compacted: number }>(pool,
         `SELECT c.revision AS compacted, e.revision, e.key, e.type, e.value, e.prev
          FROM compaction c LEFT JOIN LATERAL (
            SELECT ev.revision, ev.key, ev.type, ev.value,
@@ -202,7 +214,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       closed = true
       await batcher.drain()
       await reader.close()
-      await pool.end()
+      await Promise.all([pool.end(), writePool.end(), logPool.end()])
     }
   }
 
@@ -212,7 +224,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     const where = 'key >= $1 AND key > $2 AND ($4::text IS NULL OR key < $4)'
     // One statement is one snapshot, which is what a REPEATABLE READ transaction would give:
     // the counter and the objects are written in one transaction, so they always agree.
-    const rows = await query<ObjectRow & { current: number, total: number | null }>(
+    const rows = await query<ObjectRow & { current: number, total: number | null }>(pool,
       `SELECT (SELECT value FROM revision) AS current,
          ${limit === undefined ? 'NULL' : `(SELECT count(*) FROM objects WHERE ${where})`} AS total,
          p.key, p.revision, p.value
@@ -230,7 +242,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     const atRev = `SELECT DISTINCT ON (key) key, revision, type, value FROM events
       WHERE key >= $1 AND key > $2 AND ($4::text IS NULL OR key < $4) AND revision <= $5
       ORDER BY key, revision DESC`
-    const rows = await query<ObjectRow & { current: number, compacted: number, total: number | null }>(
+    const rows = await query<ObjectRow & { current: number, compacted: number, total: number | null }>(pool,
       `WITH b AS (SELECT (SELECT value FROM revision) AS current, (SELECT revision FROM compaction) AS compacted)
        SELECT b.current, b.compacted,
          ${limit === undefined ? 'NULL' : `CASE WHEN b.compacted <= $5 AND $5 <= b.current THEN (SELECT count(*) FROM (${atRev}) x WHERE type <> 'DELETED') END`} AS total,

@@ -37,6 +37,8 @@ export interface Registry {
 }
 
 const RV_WAIT_MS = 3000
+/** A consistent read waits this long for the watch cache before it reads the database instead. */
+const CACHE_READ_WAIT_MS = 1000
 const MAX_UPDATE_ATTEMPTS = 8
 const GENERATE_NAME_ATTEMPTS = 8
 const NAME_SUFFIX_CHARS = 'bcdfghjklmnpqrstvwxz2456789'
@@ -93,7 +95,7 @@ export class GenericStore {
     const key = this.key(namespace, name)
     let found: StoredObject | CachedObject | undefined
     if (resourceVersion === undefined || resourceVersion === '') {
-      found = await this.translate(() => this.storage.get(key), name)
+      found = await this.readCurrent(key, name)
     } else {
       const rv = Number(resourceVersion)
       if (!Number.isSafeInteger(rv) || rv < 0) throw badRequest(`invalid resource version "${resourceVersion}"`)
@@ -102,6 +104,23 @@ export class GenericStore {
     }
     if (found === undefined) throw notFound(this.gr, name)
     return found
+  }
+
+  /**
+   * The newest state of a key, as a database read would give it: from the watch cache once it
+   * has applied the database's current revision (one revision query, shared by concurrent
+   * callers), or at least `atLeast` when the caller knows that revision already. From the
+   * database itself when the cache lags too long.
+   */
+  private async readCurrent (key: string, name: string, atLeast?: number): Promise<StoredObject | CachedObject | undefined> {
+    try {
+      const rev = atLeast ?? await this.storage.currentRevision()
+      if (this.cache.revision < rev) await this.cache.waitForRevision(rev, CACHE_READ_WAIT_MS)
+      return this.cache.get(key)
+    } catch (err) {
+      if (!(err instanceof StorageError && err.code === 'TooLarge')) throw this.translateError(err, name)
+    }
+    return await this.translate(() => this.storage.get(key), name)
   }
 
   private async waitFor (rv: number): Promise<void> {
@@ -228,7 +247,10 @@ export class GenericStore {
       lookup: async (plural, group, ns, n) => {
         const store = this.registry.find(plural, group)
         if (store === undefined) return undefined
-        const found = await store.storage.get(store.key(ns, n))
+        // The watch cache first, as the reference server's listers; a key it lacks may be one
+        // written a moment ago, so the database is asked then.
+        const key = store.key(ns, n)
+        const found = store.cache.get(key) ?? await store.storage.get(key)
         return found === undefined ? undefined : JSON.parse(found.json)
       },
       list: (plural, group, ns) => {
@@ -367,8 +389,10 @@ export class GenericStore {
   async update (namespace: string, name: string, change: (old: AnyObject) => AnyObject, opts: WriteOptions & { subresource: string, createBody?: AnyObject },
     caller: Caller): Promise<{ json: string, created: boolean }> {
     const key = this.key(namespace, name)
+    // After a conflict: the revision the key had then, which the next read must reach.
+    let atLeast: number | undefined
     for (let attempt = 1; ; attempt++) {
-      const current = await this.translate(() => this.storage.get(key), name)
+      const current = await this.readCurrent(key, name, atLeast)
       if (current === undefined) {
         if (opts.createBody !== undefined && this.resource.strategy.allowCreateOnUpdate === true && opts.subresource === '') {
           const created = await this.create(namespace, opts.createBody, opts, caller)
@@ -387,7 +411,10 @@ export class GenericStore {
         const result = await this.updateOnce(namespace, name, current, old, obj, opts, caller)
         return { json: result, created: false }
       } catch (err) {
-        if (!conditional && err instanceof StorageError && err.code === 'Conflict' && attempt < MAX_UPDATE_ATTEMPTS) continue
+        if (!conditional && err instanceof StorageError && err.code === 'Conflict' && attempt < MAX_UPDATE_ATTEMPTS) {
+          atLeast = err.revision
+          continue
+        }
         throw this.translateError(err, name)
       }
     }
@@ -453,8 +480,9 @@ export class GenericStore {
    */
   async delete (namespace: string, name: string, opts: DeleteOptions, caller: Caller): Promise<{ json: string, object: AnyObject, deleted: boolean }> {
     const key = this.key(namespace, name)
+    let atLeast: number | undefined
     for (let attempt = 1; ; attempt++) {
-      const current = await this.translate(() => this.storage.get(key), name)
+      const current = await this.readCurrent(key, name, atLeast)
       if (current === undefined) throw notFound(this.gr, name)
       const old = JSON.parse(current.json) as AnyObject
       const pre = opts.preconditions
@@ -485,6 +513,7 @@ export class GenericStore {
       } catch (err) {
         if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_UPDATE_ATTEMPTS) {
           if (err.code === 'NotFound') throw notFound(this.gr, name)
+          atLeast = err.revision
           continue
         }
         throw this.translateError(err, name)

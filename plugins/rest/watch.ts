@@ -16,6 +16,24 @@ const INITIAL_EVENTS_END = 'k8s.io/initial-events-end'
 
 export interface WatchSettings { bookmarkIntervalMs: number }
 
+type EventType = 'ADDED' | 'MODIFIED' | 'DELETED'
+
+/**
+ * Each event's JSON line, encoded once for all the watchers it goes to (a thousand watchers of
+ * one kind would otherwise build and UTF-8-encode the same line a thousand times). Keyed by the
+ * cache's event object, so a line lives as long as the cache keeps its event.
+ */
+const jsonLines = new WeakMap<CacheEvent, Partial<Record<EventType, Buffer>>>()
+
+function jsonLine (e: CacheEvent, type: EventType): Buffer {
+  let lines = jsonLines.get(e)
+  if (lines === undefined) {
+    lines = {}
+    jsonLines.set(e, lines)
+  }
+  return (lines[type] ??= Buffer.from(`{"type":"${type}","object":${e.json}}\n`))
+}
+
 export async function serveWatch (store: GenericStore, namespace: string, o: ListOptions, repr: Representation,
   request: FastifyRequest, reply: FastifyReply, settings: WatchSettings): Promise<void> {
   const sel = store.selectors(o)
@@ -49,10 +67,25 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     }
     return `{"type":"${type}","object":${json}}\n`
   }
-  const send = (chunk: string): void => {
+  // Events of one log batch arrive in one tick: corked, they leave in one write (and one TLS
+  // record) rather than one each.
+  let corked = false
+  const uncork = (): void => {
+    corked = false
+    raw.uncork()
+  }
+  const send = (chunk: string | Buffer): void => {
     if (closed) return
+    if (!corked) {
+      corked = true
+      raw.cork()
+      process.nextTick(uncork)
+    }
     raw.write(chunk)
     if (raw.writableLength > MAX_BUFFERED_BYTES) finish()
+  }
+  const sendEvent = (type: EventType, e: CacheEvent): void => {
+    send(repr.as === 'json' ? jsonLine(e, type) : encode(type, e.json))
   }
   const bookmark = (revision: number, annotations?: Record<string, string>): void => {
     const metadata: AnyObject = { resourceVersion: String(revision) }
@@ -77,11 +110,11 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     lastRv = e.revision
     const now = matches(e.type === 'DELETED' ? e.attrs : e.attrs)
     const before = e.prevAttrs !== undefined && matches(e.prevAttrs)
-    if (e.type === 'ADDED') { if (now) send(encode('ADDED', e.json)) } else if (e.type === 'DELETED') {
-      if (now || before) send(encode('DELETED', e.json))
-    } else if (now && before) send(encode('MODIFIED', e.json))
-    else if (now) send(encode('ADDED', e.json))
-    else if (before) send(encode('DELETED', e.json))
+    if (e.type === 'ADDED') { if (now) sendEvent('ADDED', e) } else if (e.type === 'DELETED') {
+      if (now || before) sendEvent('DELETED', e)
+    } else if (now && before) sendEvent('MODIFIED', e)
+    else if (now) sendEvent('ADDED', e)
+    else if (before) sendEvent('DELETED', e)
   }
   const onError = (err: Error): void => {
     const status = err instanceof StorageError && err.code === 'Compacted'
