@@ -5,6 +5,7 @@ import { type LogEvent, StorageError } from '../../storage/interface.js'
 import { createPostgresStorage } from '../../storage/postgres.js'
 import { storageContract } from './contract.js'
 import { PREFIX, configMap, eventually, key, testDatabase } from './fixtures.js'
+import { NOTIFY_CHANNEL } from '../../resources/naming.js'
 
 storageContract('postgres', async (t) => (await testDatabase(t)).open())
 
@@ -130,5 +131,61 @@ describe('log subscription', () => {
     await eventually(() => error !== undefined, 5000, 'the error')
     assert.ok(error instanceof StorageError && error.code === 'Compacted' && error.revision === 3)
     assert.deepEqual(got.events, [])
+  })
+})
+
+describe('group commit', () => {
+  it('commits concurrent writes in shared transactions with one notification each', async (t) => {
+    const db = await testDatabase(t)
+    const s = await db.open()
+    const listener = new pg.Client({ connectionString: db.url })
+    // The database is dropped (connections forced out) when the test ends.
+    listener.on('error', () => {})
+    await listener.connect()
+    t.after(() => listener.end())
+    const notified: number[] = []
+    listener.on('notification', (n) => notified.push(Number(n.payload)))
+    await listener.query(`LISTEN ${listener.escapeIdentifier(NOTIFY_CHANNEL)}`)
+    const written = await Promise.all(Array.from({ length: 100 }, (_, i) =>
+      s.write({ type: 'create', key: key('gc', `o${i}`), value: configMap('gc', `o${i}`) })))
+    assert.deepEqual(written.map(w => w.revision), range(1, 100), 'revisions in issue order, no gaps')
+    await eventually(() => notified.at(-1) === 100, 5000, 'the last notification')
+    assert.ok(notified.length < 100, `${notified.length} notifications for 100 writes: batches formed`)
+    assert.deepEqual([...notified].sort((a, b) => a - b), notified, 'notifications in commit order')
+    // A batch whose every write fails allocates nothing and notifies nothing.
+    const before = notified.length
+    await Promise.allSettled([0, 1, 2].map(i => s.write({ type: 'create', key: key('gc', `o${i}`), value: configMap('gc', `o${i}`) })))
+    await s.write({ type: 'create', key: key('gc', 'last'), value: configMap('gc', 'last') })
+    await eventually(() => notified.at(-1) === 101, 5000, 'the notification of the last write')
+    assert.equal(notified.length, before + 1)
+  })
+
+  it('fails a write PostgreSQL refuses alone, not its batch-mates', async (t) => {
+    const s = await (await testDatabase(t)).open()
+    const results = await Promise.allSettled([
+      s.write({ type: 'create', key: key('gc', 'a'), value: configMap('gc', 'a') }),
+      s.write({ type: 'create', key: key('gc', 'bad\u0000key'), value: configMap('gc', 'bad') }),
+      s.write({ type: 'create', key: key('gc', 'b'), value: configMap('gc', 'b') })
+    ])
+    assert.equal(results[0].status, 'fulfilled')
+    assert.equal(results[1].status, 'rejected')
+    assert.equal(results[2].status, 'fulfilled')
+    const page = await s.list({ prefix: key('gc', '') })
+    assert.deepEqual(page.items.map(i => i.key), [key('gc', 'a'), key('gc', 'b')])
+  })
+
+  it('delivers every event of concurrent batches to a subscriber, in order', async (t) => {
+    const s = await (await testDatabase(t)).open()
+    const c = collector()
+    const stop = s.subscribe(0, c.onEvents)
+    t.after(stop)
+    const writes: Array<Promise<unknown>> = []
+    for (let i = 0; i < 300; i++) {
+      writes.push(s.write({ type: 'create', key: key('gc', `e${i}`), value: configMap('gc', `e${i}`) }))
+      if (i % 50 === 0) await new Promise(resolve => setImmediate(resolve))
+    }
+    await Promise.all(writes)
+    await eventually(() => c.events.length === 300, 5000, 'all 300 events')
+    assert.deepEqual(revisionsOf(c.events), range(1, 300))
   })
 })
