@@ -7,6 +7,8 @@ export type Workload = typeof WORKLOADS[number]
 export interface BenchFlags {
   only: Workload[]
   payloadBytes: number
+  /** Seconds of unmeasured load before each throughput figure and ceiling. */
+  warmup: number
   createDuration: number
   createConcurrency: number
   getDuration: number
@@ -32,6 +34,7 @@ export interface BenchFlags {
 export const DEFAULTS: BenchFlags = {
   only: [...WORKLOADS],
   payloadBytes: 1024,
+  warmup: 3,
   createDuration: 20,
   createConcurrency: 64,
   getDuration: 10,
@@ -53,6 +56,7 @@ export const DEFAULTS: BenchFlags = {
 const HELP = `usage: npm run bench -- [flags]
   --only create,get,list,watch,update,memory,startup   workloads to run (default: all)
   --payload-bytes N          ConfigMap size (${DEFAULTS.payloadBytes})
+  --warmup S                 unmeasured load before each throughput figure and its ceiling (${DEFAULTS.warmup} s)
   --create-duration S        --create-concurrency N   (${DEFAULTS.createDuration} s, ${DEFAULTS.createConcurrency}; the etcd and PostgreSQL ceilings use the same)
   --get-duration S           --get-concurrency N      (${DEFAULTS.getDuration} s, ${DEFAULTS.getConcurrency}; the bare Fastify ceiling too)
   --list-items N             --list-iterations N      (${DEFAULTS.listItems}, ${DEFAULTS.listIterations})

@@ -20,6 +20,8 @@ export interface LoopJob {
   target: Target
   request: RequestKind
   concurrency: number
+  /** Unmeasured load first: connections, JIT, the database's caches and WAL warm up. */
+  warmupMs?: number
   /** Stop after this long... */
   durationMs?: number
   /** ...or after this many requests in all. */
@@ -171,7 +173,7 @@ async function loop (job: LoopJob): Promise<LoopResult> {
   let failures = 0
   let firstFailure: string | undefined
   let sent = 0
-  const start = performance.now()
+  const start = performance.now() + (job.warmupMs ?? 0)
   const deadline = job.durationMs === undefined ? Infinity : start + job.durationMs
   const limit = job.count ?? Infinity
 
@@ -189,6 +191,7 @@ async function loop (job: LoopJob): Promise<LoopResult> {
       } else {
         await res.body.dump({ limit: Infinity })
       }
+      if (t0 < start) continue
       latencies.push(performance.now() - t0)
       statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
       if (!good) failures++

@@ -31,7 +31,7 @@ const NS = {
 const log = (msg: string): void => { process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`) }
 const round = (n: number, digits = 0): number => Number(n.toFixed(digits))
 
-function loop (target: Target, request: RequestKind, concurrency: number, limits: { durationMs?: number, count?: number }): Promise<LoopResult> {
+function loop (target: Target, request: RequestKind, concurrency: number, limits: { warmupMs?: number, durationMs?: number, count?: number }): Promise<LoopResult> {
   const job: LoopJob = { mode: 'loop', target, request, concurrency, ...limits }
   return runJson<LoopResult>(LOAD, job)
 }
@@ -110,6 +110,7 @@ async function main (): Promise<void> {
   const raw: Record<string, unknown> = {}
   const notes: string[] = []
   const bytes = flags.payloadBytes
+  const warmupMs = flags.warmup * 1000
 
   const db = await provideDatabase(flags, dataDir)
   log(`database: ${flags.databaseUrl === undefined ? 'embedded PostgreSQL' : 'fresh database on DATABASE_URL'}; work directory ${workDir}`)
@@ -124,10 +125,10 @@ async function main (): Promise<void> {
       const durationMs = flags.createDuration * 1000
       const c = flags.createConcurrency
       log(`create: ${c} clients for ${flags.createDuration} s`)
-      const created = await loop(t, { kind: 'create', namespace: NS.create, prefix: 'c', payloadBytes: bytes }, c, { durationMs })
+      const created = await loop(t, { kind: 'create', namespace: NS.create, prefix: 'c', payloadBytes: bytes }, c, { warmupMs, durationMs })
       checkLoop('create', created)
       log(`create ceiling: raw PostgreSQL INSERT+NOTIFY, ${c} connections`)
-      const rawPg = await runJson<LoopResult>('bench/ceilings/pg-insert.ts', { url: db.url, concurrency: c, durationMs, payloadBytes: bytes })
+      const rawPg = await runJson<LoopResult>('bench/ceilings/pg-insert.ts', { url: db.url, concurrency: c, warmupMs, durationMs, payloadBytes: bytes })
       const etcd = await startEtcd(workDir)
       let etcdPuts: LoopResult | undefined
       if (typeof etcd === 'string') {
@@ -135,7 +136,7 @@ async function main (): Promise<void> {
       } else {
         log(`create ceiling: etcd ${etcd.version} puts, ${c} clients`)
         try {
-          etcdPuts = await loop({ origin: etcd.origin }, { kind: 'etcd-put', prefix: 'e', payloadBytes: bytes }, c, { durationMs })
+          etcdPuts = await loop({ origin: etcd.origin }, { kind: 'etcd-put', prefix: 'e', payloadBytes: bytes }, c, { warmupMs, durationMs })
           checkLoop('etcd put', etcdPuts)
         } finally {
           await etcd.stop()
@@ -157,11 +158,11 @@ async function main (): Promise<void> {
       const bodyFile = join(workDir, 'object.json')
       writeFileSync(bodyFile, stored.status === 200 ? stored.body : body)
       log(`get: ${flags.getConcurrency} clients for ${flags.getDuration} s`)
-      const got = await loop(t, { kind: 'get', path }, flags.getConcurrency, { durationMs: flags.getDuration * 1000 })
+      const got = await loop(t, { kind: 'get', path }, flags.getConcurrency, { warmupMs, durationMs: flags.getDuration * 1000 })
       checkLoop('get', got)
       log('get ceiling: bare Fastify HTTPS route')
       const bare = await withBareFastify(server.tls, bodyFile, (origin) =>
-        loop({ ...t, origin }, { kind: 'get', path: '/object' }, flags.getConcurrency, { durationMs: flags.getDuration * 1000 }))
+        loop({ ...t, origin }, { kind: 'get', path: '/object' }, flags.getConcurrency, { warmupMs, durationMs: flags.getDuration * 1000 }))
       raw.get = { server: got, bareFastify: bare }
       rows.push({ workload: 'get', figure: `${round(got.perSecond)}/s (p99 ${round(got.latency.p99, 1)} ms)`, ceiling: `${round(bare.perSecond)}/s`, ratio: got.perSecond / bare.perSecond, target: '>= 0.6x', pass: got.perSecond >= 0.6 * bare.perSecond })
     }
@@ -199,11 +200,11 @@ async function main (): Promise<void> {
       const c = flags.updateConcurrency
       checkLoop('update fill', await loop(t, { kind: 'create', namespace: NS.update, prefix: 'u', payloadBytes: bytes }, c, { count: c }))
       log(`update: ${c} clients on distinct objects for ${flags.updateDuration} s`)
-      const updated = await loop(t, { kind: 'update', namespace: NS.update, prefix: 'u', payloadBytes: bytes }, c, { durationMs: flags.updateDuration * 1000 })
+      const updated = await loop(t, { kind: 'update', namespace: NS.update, prefix: 'u', payloadBytes: bytes }, c, { warmupMs, durationMs: flags.updateDuration * 1000 })
       checkLoop('update', updated)
       await ensure(t, 'POST', `/api/v1/namespaces/${NS.update}/configmaps`, configMapBody('hot', bytes))
       log(`update: ${flags.hotConcurrency} clients patching one object for ${flags.hotDuration} s`)
-      const hot = await loop(t, { kind: 'patch', path: `/api/v1/namespaces/${NS.update}/configmaps/hot` }, flags.hotConcurrency, { durationMs: flags.hotDuration * 1000 })
+      const hot = await loop(t, { kind: 'patch', path: `/api/v1/namespaces/${NS.update}/configmaps/hot` }, flags.hotConcurrency, { warmupMs, durationMs: flags.hotDuration * 1000 })
       checkLoop('hot patch', hot, [409])
       raw.update = { distinct: updated, hot }
       rows.push({ workload: 'update distinct', figure: `${round(updated.perSecond)}/s (p99 ${round(updated.latency.p99, 1)} ms)`, target: '-', note: `${updated.failures} failed` })
