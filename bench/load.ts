@@ -1,6 +1,7 @@
 // The load generator: a process of its own, so its CPU is not the server's. The orchestrator
 // (bench/run.ts) passes one job as JSON in argv[2]; the result is one JSON line on stdout.
 // Every ceiling that is an HTTP endpoint is driven by this same code.
+import { setMaxListeners } from 'node:events'
 import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
 import type { Dispatcher } from 'undici'
@@ -107,10 +108,11 @@ function pool (t: Target, connections: number): Pool {
     keepAliveMaxTimeout: 600_000,
     headersTimeout: 0,
     bodyTimeout: 0,
-    connect: t.ca === undefined ? undefined : { ca: t.ca, cert: t.cert, key: t.key, rejectUnauthorized: true }
+    connect: t.ca === undefined ? { timeout: 60_000 } : { ca: t.ca, cert: t.cert, key: t.key, rejectUnauthorized: true, timeout: 60_000 }
   })
 }
 
+const WATCH_WAVE = 50
 const RV = /"resourceVersion":"(\d+)"/
 
 /** Builds each client's requests; `onAnswer` sees the body when the next request needs it. */
@@ -248,17 +250,23 @@ async function watch (job: WatchJob): Promise<WatchResult> {
   const received: Array<{ revs: number[], times: number[] }> = []
   const watchers = pool(job.target, job.watchers)
   const controller = new AbortController()
+  setMaxListeners(0, controller.signal)
   const pattern = Buffer.from('"resourceVersion":"')
   let connected = 0
   const streams: Array<Promise<void>> = []
-  await new Promise<void>((resolve, reject) => {
-    for (let w = 0; w < job.watchers; w++) {
+  let failed: unknown
+  // In waves: a thousand TLS handshakes at once overrun the listen backlog and the connect timeout.
+  for (let wave = 0; wave < job.watchers; wave += WATCH_WAVE) {
+    const waveConnected = Array.from({ length: Math.min(WATCH_WAVE, job.watchers - wave) }, () => {
       const mine = { revs: [] as number[], times: [] as number[] }
       received.push(mine)
+      let headers!: () => void
+      const open = new Promise<void>(resolve => { headers = resolve })
       streams.push((async () => {
         const res = await watchers.request({ method: 'GET', path: `${base}?watch=true&resourceVersion=${startRv}&timeoutSeconds=3600`, signal: controller.signal })
         if (res.statusCode !== 200) throw new Error(`WATCH: ${res.statusCode} ${await res.body.text()}`)
-        if (++connected === job.watchers) resolve()
+        connected++
+        headers()
         let carry: Buffer | undefined
         try {
           for await (const chunk of res.body as AsyncIterable<Buffer>) {
@@ -277,9 +285,15 @@ async function watch (job: WatchJob): Promise<WatchResult> {
         } catch (err) {
           if (!controller.signal.aborted) throw err
         }
-      })().catch((err: unknown) => { if (!controller.signal.aborted) reject(err) }))
-    }
-  })
+      })().catch((err: unknown) => {
+        if (!controller.signal.aborted) failed ??= err
+        headers()
+      }))
+      return open
+    })
+    await Promise.all(waveConnected)
+    if (failed !== undefined) throw failed
+  }
   // Watches are registered with the cache once their headers are out; let the last ones settle.
   await new Promise(resolve => setTimeout(resolve, 500))
 
@@ -311,6 +325,7 @@ async function watch (job: WatchJob): Promise<WatchResult> {
   while (performance.now() < drainUntil && deliveredNow() < expected) await new Promise(resolve => setTimeout(resolve, 200))
   controller.abort()
   await Promise.allSettled(streams)
+  if (failed !== undefined) throw failed
   await watchers.destroy().catch(() => {})
   await writers.close()
 

@@ -111,17 +111,28 @@ async function main (): Promise<void> {
   const notes: string[] = []
   const bytes = flags.payloadBytes
   const warmupMs = flags.warmup * 1000
+  /** A workload that fails is reported in the table; the others still run. */
+  const attempt = async (workload: string, fn: () => Promise<void>): Promise<void> => {
+    try {
+      await fn()
+    } catch (err) {
+      log(`${workload} failed: ${(err as Error).stack ?? String(err)}`)
+      rows.push({ workload, figure: 'failed', target: '-', pass: false })
+      notes.push(`${workload} failed: ${(err as Error).message.split('\n')[0]}`)
+    }
+  }
 
   const db = await provideDatabase(flags, dataDir)
   log(`database: ${flags.databaseUrl === undefined ? 'embedded PostgreSQL' : 'fresh database on DATABASE_URL'}; work directory ${workDir}`)
   let server: RunningServer | undefined
   try {
     server = await startServer({ dataDir, port: await freePort(), storageUrl: db.url, cpuProfDir: profDir })
+    const running = server
     const t = server.target
     log(`server ready in ${round(server.readyMs)} ms (pid ${server.pid})`)
     for (const ns of Object.values(NS)) await ensure(t, 'POST', '/api/v1/namespaces', `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"${ns}"}}`)
 
-    if (runs('create')) {
+    if (runs('create')) await attempt('create', async () => {
       const durationMs = flags.createDuration * 1000
       const c = flags.createConcurrency
       log(`create: ${c} clients for ${flags.createDuration} s`)
@@ -149,9 +160,9 @@ async function main (): Promise<void> {
         ? { workload: 'create vs etcd', figure, ceiling: 'skipped', target: '>= 1.0x', note: 'etcd not available' }
         : { workload: 'create vs etcd', figure, ceiling: `${round(etcdPuts.perSecond)} puts/s`, ratio: created.perSecond / etcdPuts.perSecond, target: '>= 1.0x', pass: created.perSecond >= etcdPuts.perSecond })
       rows.push({ workload: 'create vs PostgreSQL', figure, ceiling: `${round(rawPg.perSecond)} tx/s`, ratio: created.perSecond / rawPg.perSecond, target: '>= 1.5x', pass: created.perSecond >= 1.5 * rawPg.perSecond })
-    }
+    })
 
-    if (runs('get')) {
+    if (runs('get')) await attempt('get', async () => {
       const body = await ensure(t, 'POST', `/api/v1/namespaces/${NS.get}/configmaps`, configMapBody('object', bytes))
       const path = `/api/v1/namespaces/${NS.get}/configmaps/object`
       const stored = await api(t, 'GET', path)
@@ -161,13 +172,13 @@ async function main (): Promise<void> {
       const got = await loop(t, { kind: 'get', path }, flags.getConcurrency, { warmupMs, durationMs: flags.getDuration * 1000 })
       checkLoop('get', got)
       log('get ceiling: bare Fastify HTTPS route')
-      const bare = await withBareFastify(server.tls, bodyFile, (origin) =>
+      const bare = await withBareFastify(running.tls, bodyFile, (origin) =>
         loop({ ...t, origin }, { kind: 'get', path: '/object' }, flags.getConcurrency, { warmupMs, durationMs: flags.getDuration * 1000 }))
       raw.get = { server: got, bareFastify: bare }
       rows.push({ workload: 'get', figure: `${round(got.perSecond)}/s (p99 ${round(got.latency.p99, 1)} ms)`, ceiling: `${round(bare.perSecond)}/s`, ratio: got.perSecond / bare.perSecond, target: '>= 0.6x', pass: got.perSecond >= 0.6 * bare.perSecond })
-    }
+    })
 
-    if (runs('list')) {
+    if (runs('list')) await attempt('list', async () => {
       const have = JSON.parse((await api(t, 'GET', `/api/v1/namespaces/${NS.list}/configmaps?limit=1&resourceVersion=0`)).body) as { items: unknown[], metadata: { remainingItemCount?: number } }
       const missing = flags.listItems - have.items.length - (have.metadata.remainingItemCount ?? 0)
       log(`list: filling ${missing} objects, then ${flags.listIterations} lists at resourceVersion unset and 0`)
@@ -185,18 +196,18 @@ async function main (): Promise<void> {
           pass: l.p50 <= 2 * listed.stringify.p50
         })
       }
-    }
+    })
 
-    if (runs('watch')) {
+    if (runs('watch')) await attempt('watch', async () => {
       log(`watch: ${flags.watchers} watchers, ${flags.watchRate} writes/s for ${flags.watchDuration} s`)
       const job: WatchJob = { mode: 'watch', target: t, namespace: NS.watch, watchers: flags.watchers, writesPerSecond: flags.watchRate, durationMs: flags.watchDuration * 1000, payloadBytes: bytes, drainMs: 10_000 }
       const w = await runJson<WatchResult>(LOAD, job)
       raw.watch = w
       rows.push({ workload: `watch ${w.watchers}x${flags.watchRate}/s`, figure: `p50 ${round(w.latency.p50, 1)} ms, p99 ${round(w.latency.p99, 1)} ms`, target: 'p99 <= 100 ms', pass: w.latency.p99 <= 100 })
       rows.push({ workload: 'watch events lost', figure: `${w.lost} of ${w.expectedDeliveries}`, target: '0', pass: w.lost === 0 && w.connected === w.watchers })
-    }
+    })
 
-    if (runs('update')) {
+    if (runs('update')) await attempt('update', async () => {
       const c = flags.updateConcurrency
       checkLoop('update fill', await loop(t, { kind: 'create', namespace: NS.update, prefix: 'u', payloadBytes: bytes }, c, { count: c }))
       log(`update: ${c} clients on distinct objects for ${flags.updateDuration} s`)
@@ -210,20 +221,20 @@ async function main (): Promise<void> {
       rows.push({ workload: 'update distinct', figure: `${round(updated.perSecond)}/s (p99 ${round(updated.latency.p99, 1)} ms)`, target: '-', note: `${updated.failures} failed` })
       const ok = hot.statuses['200'] ?? 0
       rows.push({ workload: 'update hot PATCH', figure: `${round(ok / (hot.elapsedMs / 1000))}/s ok, ${hot.statuses['409'] ?? 0} x 409`, target: '-', note: `${ok} ok of ${hot.requests}` })
-    }
+    })
 
-    if (runs('memory')) {
+    if (runs('memory')) await attempt('memory', async () => {
       const have = await countConfigMaps(t)
       const missing = flags.memoryObjects - have
       log(`memory: ${have} ConfigMaps cached; creating ${Math.max(0, missing)} more`)
       if (missing > 0) checkLoop('memory fill', await loop(t, { kind: 'create', namespace: NS.memory, prefix: 'm', payloadBytes: bytes }, 64, { count: missing }))
       await new Promise(resolve => setTimeout(resolve, 3000))
-      const rss = server.rssBytes()
+      const rss = running.rssBytes()
       const size = await configMapBytes(t)
       raw.memory = { rssBytes: rss, ...size }
       const mb = (n: number): string => `${round(n / 1048576)} MiB`
       rows.push({ workload: `memory ${size.objects} objects`, figure: `RSS ${mb(rss)}`, ceiling: `JSON ${mb(size.bytes)}`, ratio: rss / size.bytes, target: '<= 3x', pass: rss <= 3 * size.bytes })
-    }
+    })
 
     if (runs('startup')) {
       const objects = await countConfigMaps(t)

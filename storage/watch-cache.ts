@@ -194,7 +194,7 @@ class Cache implements WatchCache {
       this.objects.clear()
       this.keys = []
       for (const item of page.items) {
-        this.objects.set(item.key, { key: item.key, revision: item.revision, json: item.json, attrs: this.attrsOf(item.json) })
+        this.objects.set(item.key, new Entry(item.key, item.revision, item.json, this.parse))
         this.keys.push(item.key)
       }
       // The database orders bytes, JS orders UTF-16 code units; list() searches in the latter.
@@ -229,8 +229,8 @@ class Cache implements WatchCache {
     for (const e of events) {
       if (e.revision <= this.revision) continue
       const prev = this.objects.get(e.key)
-      const ce: CacheEvent = { type: e.type, key: e.key, revision: e.revision, json: e.json, attrs: this.attrsOf(e.json) }
-      if (e.type !== 'ADDED' && prev !== undefined) ce.prevAttrs = prev.attrs
+      const entry = new Entry(e.key, e.revision, e.json, this.parse)
+      const ce = new Event(e.type, entry, e.type === 'ADDED' ? undefined : prev)
       if (e.type === 'DELETED') {
         if (prev !== undefined) {
           this.objects.delete(e.key)
@@ -238,7 +238,7 @@ class Cache implements WatchCache {
           if (this.keys[i] === e.key) this.keys.splice(i, 1)
         }
       } else {
-        this.objects.set(e.key, { key: e.key, revision: e.revision, json: e.json, attrs: ce.attrs })
+        this.objects.set(e.key, entry)
         if (prev === undefined) this.keys.splice(lowerBound(this.keys, e.key), 0, e.key)
       }
       this.events.push(ce)
@@ -340,8 +340,8 @@ class Cache implements WatchCache {
     this.storage.readLog(w.prefix, w.pos, this.revision).then((events) => {
       for (const e of events) {
         if (w.done) return
-        const ce: CacheEvent = { type: e.type, key: e.key, revision: e.revision, json: e.json, attrs: this.attrsOf(e.json) }
-        if (e.prevJson !== undefined) ce.prevAttrs = this.attrsOf(e.prevJson)
+        const prev = e.prevJson === undefined ? undefined : new Entry(e.key, 0, e.prevJson, this.parse)
+        const ce = new Event(e.type, new Entry(e.key, e.revision, e.json, this.parse), prev)
         this.emit(w, ce)
       }
       for (const ce of w.held) this.emit(w, ce)
@@ -404,7 +404,7 @@ class Cache implements WatchCache {
   }
 
   /** Parses once, only to extract the attributes; the parsed object is not kept. */
-  private attrsOf (json: string): ObjectAttrs {
+  private readonly parse = (json: string): ObjectAttrs => {
     try {
       return this.extract(JSON.parse(json))
     } catch (err) {
@@ -412,6 +412,31 @@ class Cache implements WatchCache {
       return { labels: {}, fields: {} }
     }
   }
+}
+
+/**
+ * A cached object whose selector attributes are extracted on first use: most lists and watches
+ * select nothing, and parsing every object's JSON on its way in would cost more than everything
+ * else the cache does (and hold a parsed copy of each object's labels in memory).
+ */
+class Entry implements CachedObject {
+  private parsed?: ObjectAttrs
+  constructor (readonly key: string, readonly revision: number, readonly json: string,
+    private readonly parse: (json: string) => ObjectAttrs) {}
+
+  get attrs (): ObjectAttrs {
+    return (this.parsed ??= this.parse(this.json))
+  }
+}
+
+/** A window event: the object it wrote (or its last state, for DELETED) and the one it replaced. */
+class Event implements CacheEvent {
+  constructor (readonly type: CacheEvent['type'], private readonly entry: CachedObject, private readonly prev?: CachedObject) {}
+  get key (): string { return this.entry.key }
+  get revision (): number { return this.entry.revision }
+  get json (): string { return this.entry.json }
+  get attrs (): ObjectAttrs { return this.entry.attrs }
+  get prevAttrs (): ObjectAttrs | undefined { return this.prev?.attrs }
 }
 
 function lowerBound (keys: string[], key: string): number {

@@ -39,7 +39,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
   const sel = store.selectors(o)
   const filtered = sel.labels.length > 0 || sel.fields.length > 0
   const matches = (a: CacheEvent['attrs'] | undefined): boolean =>
-    a !== undefined && (!filtered || (matchesLabels(sel.labels, a.labels) && matchesFields(sel.fields, a.fields)))
+    a !== undefined && (matchesLabels(sel.labels, a.labels) && matchesFields(sel.fields, a.fields))
   const prefix = store.listPrefix(namespace)
   const r = store.resource
   const cache = store.cache
@@ -108,7 +108,9 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
   const onEvent = (e: CacheEvent): void => {
     if (e.revision <= lastRv) return
     lastRv = e.revision
-    const now = matches(e.type === 'DELETED' ? e.attrs : e.attrs)
+    // Without selectors every event goes as it is, and no object's attributes are looked at.
+    if (!filtered) return sendEvent(e.type, e)
+    const now = matches(e.attrs)
     const before = e.prevAttrs !== undefined && matches(e.prevAttrs)
     if (e.type === 'ADDED') { if (now) sendEvent('ADDED', e) } else if (e.type === 'DELETED') {
       if (now || before) sendEvent('DELETED', e)
@@ -130,7 +132,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     // The current objects and the position they were read at come from one synchronous step.
     start = cache.revision
     const initial: CachedObject[] = cache.list(prefix)
-    for (const obj of initial) if (matches(obj.attrs)) send(encode('ADDED', obj.json))
+    for (const obj of initial) if (!filtered || matches(obj.attrs)) send(encode('ADDED', obj.json))
     lastRv = start
     if (o.sendInitialEvents === true) bookmark(start, { [INITIAL_EVENTS_END]: 'true' })
     live = true
