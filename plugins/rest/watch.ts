@@ -1,4 +1,5 @@
 // Watch streams: newline-delimited events written straight from the cache's stored bytes.
+import { performance } from 'node:perf_hooks'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AnyObject } from '../../resources/define.js'
 import { StorageError, type CacheEvent, type CachedObject } from '../../storage/interface.js'
@@ -25,13 +26,39 @@ type EventType = 'ADDED' | 'MODIFIED' | 'DELETED'
  */
 const jsonLines = new WeakMap<CacheEvent, Partial<Record<EventType, Buffer>>>()
 
+/** The line just encoded: consecutive watchers of one event skip the WeakMap lookup. */
+let last: { e?: CacheEvent, type?: EventType, line?: Buffer } = {}
+
 function jsonLine (e: CacheEvent, type: EventType): Buffer {
+  if (last.e === e && last.type === type) return last.line!
   let lines = jsonLines.get(e)
   if (lines === undefined) {
     lines = {}
     jsonLines.set(e, lines)
   }
-  return (lines[type] ??= Buffer.from(`{"type":"${type}","object":${e.json}}\n`))
+  const line = (lines[type] ??= Buffer.from(`{"type":"${type}","object":${e.json}}\n`))
+  last = { e, type, line }
+  return line
+}
+
+/**
+ * A watch stream writes at most once per FLUSH_MS: the events that come sooner wait (corked) for
+ * one shared timer and leave together. A thousand watchers of a busy kind would otherwise cost a
+ * write (a syscall and a TLS record) per event per watcher. The first event after a quiet spell
+ * leaves at once.
+ */
+const FLUSH_MS = 10
+const dueFlushes = new Set<() => void>()
+let flushTimer: NodeJS.Timeout | undefined
+
+function flushLater (flush: () => void): void {
+  dueFlushes.add(flush)
+  flushTimer ??= setTimeout(() => {
+    flushTimer = undefined
+    const due = [...dueFlushes]
+    dueFlushes.clear()
+    for (const f of due) f()
+  }, FLUSH_MS)
 }
 
 export async function serveWatch (store: GenericStore, namespace: string, o: ListOptions, repr: Representation,
@@ -68,18 +95,21 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     return `{"type":"${type}","object":${json}}\n`
   }
   // Events of one log batch arrive in one tick: corked, they leave in one write (and one TLS
-  // record) rather than one each.
+  // record) rather than one each; and no sooner than FLUSH_MS after the last write.
   let corked = false
+  let flushedAt = 0
   const uncork = (): void => {
     corked = false
-    raw.uncork()
+    flushedAt = performance.now()
+    if (!closed) raw.uncork()
   }
   const send = (chunk: string | Buffer): void => {
     if (closed) return
     if (!corked) {
       corked = true
       raw.cork()
-      process.nextTick(uncork)
+      if (performance.now() - flushedAt >= FLUSH_MS) process.nextTick(uncork)
+      else flushLater(uncork)
     }
     raw.write(chunk)
     if (raw.writableLength > MAX_BUFFERED_BYTES) finish()
