@@ -2,7 +2,6 @@
 // graceful stop on SIGTERM/SIGINT.
 import { mkdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { buildApp } from '../plugins/app.js'
 import { ensureCertificates, writeKubeconfig } from '../auth/pki.js'
 import { startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
@@ -17,13 +16,27 @@ async function main (): Promise<void> {
   }
   const dataDir = resolve(flags.dataDir)
   mkdirSync(dataDir, { recursive: true })
-  const pki = await ensureCertificates(dataDir, { bindAddress: flags.bindAddress })
+  // Start-up time: the app's modules load (and compile) and the certificates load while the
+  // embedded PostgreSQL starts, rather than one after the other.
+  const loadingApp = import('../plugins/app.js')
+  loadingApp.catch(() => {})
+  const loadingPki = ensureCertificates(dataDir, { bindAddress: flags.bindAddress })
+  loadingPki.catch(() => {})
 
   let embedded: { url: string, stop(): Promise<void> } | undefined
   let databaseUrl = flags.storageUrl
   if (databaseUrl === undefined || databaseUrl === '') {
     embedded = await startEmbeddedPostgres(dataDir)
     databaseUrl = embedded.url
+  }
+  let pki: Awaited<typeof loadingPki>
+  let buildApp: Awaited<typeof loadingApp>['buildApp']
+  try {
+    [pki, { buildApp }] = await Promise.all([loadingPki, loadingApp])
+  } catch (err) {
+    process.stderr.write(`error: ${(err as Error).message}\n`)
+    await embedded?.stop()
+    process.exit(1)
   }
 
   const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
