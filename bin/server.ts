@@ -2,7 +2,6 @@
 // graceful stop on SIGTERM/SIGINT.
 import { mkdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { ensureCertificates, writeKubeconfig } from '../auth/pki.js'
 import { startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
 
@@ -20,7 +19,7 @@ async function main (): Promise<void> {
   // embedded PostgreSQL starts, rather than one after the other.
   const loadingApp = import('../plugins/app.js')
   loadingApp.catch(() => {})
-  const loadingPki = ensureCertificates(dataDir, { bindAddress: flags.bindAddress })
+  const loadingPki = import('../auth/pki.js').then(async (m) => ({ ...m, pki: await m.ensureCertificates(dataDir, { bindAddress: flags.bindAddress }) }))
   loadingPki.catch(() => {})
 
   let embedded: { url: string, stop(): Promise<void> } | undefined
@@ -29,10 +28,11 @@ async function main (): Promise<void> {
     embedded = await startEmbeddedPostgres(dataDir)
     databaseUrl = embedded.url
   }
-  let pki: Awaited<typeof loadingPki>
+  let pki: Awaited<typeof loadingPki>['pki']
+  let writeKubeconfig: Awaited<typeof loadingPki>['writeKubeconfig']
   let buildApp: Awaited<typeof loadingApp>['buildApp']
   try {
-    [pki, { buildApp }] = await Promise.all([loadingPki, loadingApp])
+    [{ pki, writeKubeconfig }, { buildApp }] = await Promise.all([loadingPki, loadingApp])
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`)
     await embedded?.stop()
