@@ -119,7 +119,7 @@ test('list resourceVersion semantics', async (t) => {
 })
 
 test('compacted versions answer 410 Expired', async (t) => {
-  const app = await buildTestApp(t)
+  const app = await buildTestApp(t, { compactionMinRetain: 0 })
   const rvs = await seed(app, 3)
   const first = (await app.request({ method: 'GET', url: `${CM}?limit=1` })).json()
   // Enough writes after the seed that compaction may drop the old history.
