@@ -9,6 +9,7 @@ import { partialObjectMetadata, table, type IncludeObject } from './table.js'
 export interface EncodeOptions { repr: Representation, pretty: boolean, includeObject: IncludeObject }
 
 function sendText (reply: FastifyReply, code: number, json: string, o: EncodeOptions): FastifyReply {
+  if (o.repr.as === 'protobuf') return reply.code(code).type(o.repr.mediaType).send(reply.server.protobuf.encode(JSON.parse(json)))
   if (o.repr.as === 'yaml') return reply.code(code).type(MEDIA_TYPES.yaml).send(toYaml(JSON.parse(json)))
   const body = o.pretty ? JSON.stringify(JSON.parse(json), null, 2) + '\n' : json
   return reply.code(code).type(MEDIA_TYPES.json).send(body)
