@@ -2,7 +2,7 @@
 // with the codec, and answers error Statuses in protobuf to clients that ask for it first.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { badRequest } from '../errors.js'
+import { badRequest, unsupportedMediaType } from '../errors.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
 import type { AnyObject } from '../../resources/define.js'
 import { negotiate } from '../rest/negotiation.js'
@@ -19,6 +19,8 @@ export const PROTOBUF_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.protobuf, ME
  * `alsoAccepted`, for DeleteOptions that name meta's group version); an empty one means `expected`.
  */
 export function decodeProtobufObject (codec: ProtobufCodec, body: Buffer | undefined, expected: TypeMeta, alsoAccepted: string[] = []): AnyObject {
+  // Kinds without a message (custom and aggregated kinds, kinds not yet described) take JSON and YAML only.
+  if (codec.messageOf(expected.apiVersion, expected.kind) === undefined) throw unsupportedMediaType(MEDIA_TYPES.upstreamProtobuf, [MEDIA_TYPES.json, MEDIA_TYPES.yaml])
   if (body === undefined || body.length === 0) throw badRequest('the request body is empty')
   let typeMeta: TypeMeta
   try {

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { ProtobufCodec, ENVELOPE_PREFIX, EnvelopeError, sameApiVersion } from '../../plugins/protobuf/codec.js'
 import { GROUPS, upstreamGroup } from '../../resources/naming.js'
+import { decodeProtobufObject } from '../../plugins/protobuf/index.js'
+import { ApiError } from '../../plugins/errors.js'
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}.bin`, import.meta.url))
 
@@ -174,5 +176,12 @@ describe('protobuf codec', () => {
     assert.equal(sameApiVersion(`${GROUPS.rbac}/v1`, `${upstreamGroup('rbac.authorization')}/v1`), true)
     assert.equal(sameApiVersion(`${GROUPS.rbac}/v1`, `${GROUPS.rbac}/v1beta1`), false)
     assert.equal(sameApiVersion('v1', `${GROUPS.rbac}/v1`), false)
+  })
+
+  it('answers 415 to a protobuf body for a kind without a message, 400 to a bad body for one with', () => {
+    const is = (code: number) => (err: unknown) => err instanceof ApiError && err.code === code
+    assert.throws(() => decodeProtobufObject(codec, fixture('configmap'), { apiVersion: 'example.com/v1', kind: 'Widget' }), is(415))
+    assert.throws(() => decodeProtobufObject(codec, Buffer.from('garbage'), { apiVersion: 'v1', kind: 'ConfigMap' }), is(400))
+    assert.deepEqual(decodeProtobufObject(codec, fixture('role'), { apiVersion: `${GROUPS.rbac}/v1`, kind: 'Role' }).apiVersion, `${GROUPS.rbac}/v1`)
   })
 })

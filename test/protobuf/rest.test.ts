@@ -6,11 +6,11 @@ import { ENVELOPE_PREFIX, type ProtobufCodec } from '../../plugins/protobuf/code
 import { MEDIA_TYPES, upstreamGroup } from '../../resources/naming.js'
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}.bin`, import.meta.url))
-const PB = MEDIA_TYPES.upstreamProtobuf
+const PB: string = MEDIA_TYPES.upstreamProtobuf
 const CONFIGMAPS = '/api/v1/namespaces/default/configmaps'
 
 /** Decodes a protobuf answer as a client does: the content type and the prefix must match. */
-function readProtobuf (codec: ProtobufCodec, res: { headers: Record<string, unknown>, rawPayload: Buffer }, mediaType = PB): Record<string, any> {
+function readProtobuf (codec: ProtobufCodec, res: { headers: Record<string, unknown>, rawPayload: Buffer }, mediaType: string = PB): Record<string, any> {
   assert.equal(res.headers['content-type'], mediaType)
   assert.ok(res.rawPayload.subarray(0, 4).equals(ENVELOPE_PREFIX), 'the answer starts with the envelope prefix')
   return codec.decode(res.rawPayload)
