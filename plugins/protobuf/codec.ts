@@ -86,15 +86,28 @@ export class ProtobufCodec {
     return this.messageOf(apiVersion, kind) !== undefined && this.messageOf(apiVersion, `${kind}List`) !== undefined
   }
 
-  /** The envelope of a JSON object carrying its own apiVersion and kind. */
-  encode (obj: AnyObject): Buffer {
+  /**
+   * The envelope of a JSON object carrying its own apiVersion and kind. A field the message lacks
+   * throws ConversionError, unless `lenient` (then the field is left out).
+   */
+  encode (obj: AnyObject, lenient = false): Buffer {
     const apiVersion = String(obj.apiVersion ?? '')
     const kind = String(obj.kind ?? '')
     const type = this.messageOf(apiVersion, kind)
     if (type === undefined) throw new EnvelopeError(`no protobuf message for ${apiVersion}, Kind=${kind}`)
-    const raw = type.encode(toMessage(type, obj)).finish()
+    const raw = type.encode(toMessage(type, obj, '', lenient)).finish()
     const unknown = this.unknown.encode({ typeMeta: { apiVersion, kind }, raw }).finish()
     return Buffer.concat([ENVELOPE_PREFIX, unknown])
+  }
+
+  /** The envelope of `obj`, or undefined when its message cannot hold all of it (the caller answers JSON). */
+  tryEncode (obj: AnyObject): Buffer | undefined {
+    try {
+      return this.encode(obj)
+    } catch (err) {
+      if (err instanceof ConversionError || err instanceof EnvelopeError) return undefined
+      throw err
+    }
   }
 
   /** The typeMeta and raw message of an envelope; a missing prefix or an undecodable body throws. */
@@ -135,9 +148,12 @@ export class ProtobufCodec {
     }
   }
 
-  /** One frame of a protobuf watch stream. */
+  /**
+   * One frame of a protobuf watch stream. A stream cannot change its media type midway, so a
+   * field the message lacks is left out here (the kinds served have complete messages).
+   */
   watchFrame (type: string, obj: AnyObject): Buffer {
-    const event = this.watchEvent.encode({ type, object: { raw: this.encode(obj) } }).finish()
+    const event = this.watchEvent.encode({ type, object: { raw: this.encode(obj, true) } }).finish()
     const frame = Buffer.allocUnsafe(4 + event.length)
     frame.writeUInt32BE(event.length, 0)
     frame.set(event, 4)

@@ -61,14 +61,21 @@ function scalarToMessage (field: protobuf.Field, v: Json, path: string): unknown
   }
 }
 
-function valueToMessage (field: protobuf.Field, v: Json, path: string): unknown {
+function valueToMessage (field: protobuf.Field, v: Json, path: string, lenient: boolean): unknown {
   const t = field.resolvedType
   if (t === null) return scalarToMessage(field, v, path)
-  return toMessage(t as protobuf.Type, v, path)
+  return toMessage(t as protobuf.Type, v, path, lenient)
 }
 
-/** The protobufjs plain object of `json` for message type `t` (ready for `t.encode`). */
-export function toMessage (t: protobuf.Type, json: Json, path = ''): Plain {
+/** Keys of an object's JSON that are not message fields: typeMeta, which the envelope carries (list items carry it too). */
+const TYPE_META_KEYS = new Set(['apiVersion', 'kind'])
+
+/**
+ * The protobufjs plain object of `json` for message type `t` (ready for `t.encode`). A JSON key
+ * the message has no field for is a ConversionError, so that nothing is dropped silently, unless
+ * `lenient` (then it is left out).
+ */
+export function toMessage (t: protobuf.Type, json: Json, path = '', lenient = false): Plain {
   switch (t.fullName) {
     case TIME: case MICRO_TIME: return parseTime(json, path)
     case FIELDS_V1: return { Raw: Buffer.from(JSON.stringify(json)) }
@@ -86,6 +93,13 @@ export function toMessage (t: protobuf.Type, json: Json, path = ''): Plain {
     return { items: json.map((x, i) => scalarToMessage(t.fieldsArray[0]!, x, `${path}[${i}]`)) }
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConversionError(`${path || '.'}: expected an object`)
+  if (!lenient) {
+    for (const key of Object.keys(json)) {
+      if (t.fields[key] === undefined && !TYPE_META_KEYS.has(key)) {
+        throw new ConversionError(`${path === '' ? key : `${path}.${key}`}: no such field in the protobuf message ${t.fullName.slice(1)}`)
+      }
+    }
+  }
   const out: Plain = {}
   for (const field of t.fieldsArray) {
     const v = json[field.name]
@@ -94,13 +108,13 @@ export function toMessage (t: protobuf.Type, json: Json, path = ''): Plain {
     if (field.map) {
       if (typeof v !== 'object' || Array.isArray(v)) throw new ConversionError(`${p}: expected a map`)
       const m: Plain = {}
-      for (const [k, x] of Object.entries(v)) if (x !== null) m[k] = valueToMessage(field, x, `${p}[${k}]`)
+      for (const [k, x] of Object.entries(v)) if (x !== null) m[k] = valueToMessage(field, x, `${p}[${k}]`, lenient)
       out[field.name] = m
     } else if (field.repeated) {
       if (!Array.isArray(v)) throw new ConversionError(`${p}: expected a list`)
-      out[field.name] = v.map((x, i) => valueToMessage(field, x, `${p}[${i}]`))
+      out[field.name] = v.map((x, i) => valueToMessage(field, x, `${p}[${i}]`, lenient))
     } else {
-      out[field.name] = valueToMessage(field, v, p)
+      out[field.name] = valueToMessage(field, v, p, lenient)
     }
   }
   return out

@@ -72,7 +72,9 @@ export default fp(async function protobuf (fastify: FastifyInstance) {
       return payload
     }
     if (status?.kind !== 'Status') return payload
+    const body = fastify.protobuf.tryEncode(status)
+    if (body === undefined) return payload
     void reply.type(mediaType)
-    return fastify.protobuf.encode(status)
+    return body
   })
 }, { name: 'protobuf', dependencies: ['errors'] })

@@ -91,6 +91,11 @@ const ROUND_TRIPS: Array<Record<string, unknown>> = [
   { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta, secrets: [{ name: 's', namespace: 'ns', kind: 'Secret' }], imagePullSecrets: [{ name: 'pull' }], automountServiceAccountToken: false },
   { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: meta, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' }, limits: { storage: '2Gi' } }, storageClassName: '', volumeMode: 'Filesystem', selector: { matchLabels: { a: 'b' }, matchExpressions: [{ key: 'k', operator: 'In', values: ['v'] }] }, dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'src', apiGroup: '' } }, status: { phase: 'Bound', capacity: { storage: '1Gi' }, conditions: [{ type: 'Resizing', status: 'True', lastProbeTime: '2026-01-02T03:04:05Z' }] } },
   { apiVersion: `${GROUPS.storage}/v1`, kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'p', parameters: { type: 'ssd' }, reclaimPolicy: 'Retain', mountOptions: ['ro'], allowVolumeExpansion: false, volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: ['a', 'b'] }] }] },
+  { apiVersion: `${GROUPS.storage}/v1`, kind: 'CSIDriver', metadata: { name: 'csi.example.com' }, spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], storageCapacity: false, fsGroupPolicy: 'File', tokenRequests: [{ audience: '', expirationSeconds: 600 }], requiresRepublish: false, seLinuxMount: true, nodeAllocatableUpdatePeriodSeconds: 60 } },
+  { apiVersion: `${GROUPS.storage}/v1`, kind: 'CSINode', metadata: { name: 'node-1' }, spec: { drivers: [{ name: 'csi.example.com', nodeID: 'n1', topologyKeys: ['zone'], allocatable: { count: 0 } }, { name: 'other', nodeID: 'n1' }] } },
+  { apiVersion: `${GROUPS.storage}/v1`, kind: 'CSIStorageCapacity', metadata: { name: 'cap', namespace: 'ns' }, nodeTopology: {}, storageClassName: 'fast', capacity: '10Gi', maximumVolumeSize: '1Gi' },
+  { apiVersion: `${GROUPS.storage}/v1`, kind: 'VolumeAttachment', metadata: { name: 'va' }, spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv1' }, nodeName: 'node-1' }, status: { attached: false, attachmentMetadata: { dev: '/dev/x' }, attachError: { time: '2026-01-02T03:04:05Z', message: 'boom', errorCode: 0 } } },
+  { apiVersion: `${GROUPS.storage}/v1`, kind: 'VolumeAttributesClass', metadata: { name: 'gold' }, driverName: 'csi.example.com', parameters: { iops: '100' } },
   { apiVersion: rbac, kind: 'Role', metadata: meta, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['p'] }] },
   { apiVersion: rbac, kind: 'ClusterRole', metadata: { name: 'c' }, rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }], aggregationRule: { clusterRoleSelectors: [{ matchLabels: { agg: 'true' } }] } },
   { apiVersion: rbac, kind: 'RoleBinding', metadata: meta, subjects: [{ kind: 'User', apiGroup: GROUPS.rbac, name: 'alice' }], roleRef: { apiGroup: GROUPS.rbac, kind: 'Role', name: 'r' } },
@@ -183,5 +188,12 @@ describe('protobuf codec', () => {
     assert.throws(() => decodeProtobufObject(codec, fixture('configmap'), { apiVersion: 'example.com/v1', kind: 'Widget' }), is(415))
     assert.throws(() => decodeProtobufObject(codec, Buffer.from('garbage'), { apiVersion: 'v1', kind: 'ConfigMap' }), is(400))
     assert.deepEqual(decodeProtobufObject(codec, fixture('role'), { apiVersion: `${GROUPS.rbac}/v1`, kind: 'Role' }).apiVersion, `${GROUPS.rbac}/v1`)
+  })
+
+  it('refuses to drop a field its message lacks, unless asked to be lenient', () => {
+    const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', futureField: 'x' }, data: { k: 'v' } }
+    assert.throws(() => codec.encode(obj), /metadata\.futureField: no such field in the protobuf message meta\.v1\.ObjectMeta/)
+    assert.equal(codec.tryEncode(obj), undefined)
+    assert.deepEqual(codec.decode(codec.encode(obj, true)), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } })
   })
 })
