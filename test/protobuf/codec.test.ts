@@ -46,6 +46,20 @@ const CAPTURED: Array<{ name: string, want: Record<string, unknown> }> = [
     }
   },
   {
+    name: 'clusterrolebinding',
+    want: {
+      apiVersion: `${upstreamGroup('rbac.authorization')}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'crb9' },
+      subjects: [{ kind: 'User', apiGroup: upstreamGroup('rbac.authorization'), name: 'bob' }],
+      roleRef: { apiGroup: upstreamGroup('rbac.authorization'), kind: 'ClusterRole', name: 'view' }
+    }
+  },
+  {
+    name: 'serviceaccount',
+    want: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa9' } }
+  },
+  {
     name: 'tokenrequest',
     want: { apiVersion: `${upstreamGroup('authentication')}/v1`, kind: 'TokenRequest', metadata: {}, spec: { audiences: ['api'], expirationSeconds: 600 }, status: {} }
   },
