@@ -20,6 +20,23 @@ const NANOS_PER_SECOND = 1_000_000_000
 const isLong = (v: unknown): v is { toNumber (): number } => typeof v === 'object' && v !== null && 'toNumber' in v
 const toNumber = (v: unknown): number => isLong(v) ? v.toNumber() : Number(v)
 
+/** An embedded Go struct whose fields JSON flattens into the parent (`[(json_inline) = true]`). */
+const isInline = (field: protobuf.Field): boolean => field.options?.['(json_inline)'] === true
+
+/** The JSON keys a message takes: its own fields', and those of its inlined structs in their place. */
+const jsonKeysCache = new WeakMap<protobuf.Type, Set<string>>()
+function jsonKeys (t: protobuf.Type): Set<string> {
+  const cached = jsonKeysCache.get(t)
+  if (cached !== undefined) return cached
+  const keys = new Set<string>()
+  jsonKeysCache.set(t, keys)
+  for (const field of t.fieldsArray) {
+    if (isInline(field)) for (const k of jsonKeys(field.resolvedType as protobuf.Type)) keys.add(k)
+    else keys.add(field.name)
+  }
+  return keys
+}
+
 /** A message that in JSON is only its list (ExtraValue: `repeated string items = 1`). */
 const isListWrapper = (t: protobuf.Type): boolean =>
   t.fieldsArray.length === 1 && t.fieldsArray[0]!.name === 'items' && t.fieldsArray[0]!.repeated
@@ -94,14 +111,20 @@ export function toMessage (t: protobuf.Type, json: Json, path = '', lenient = fa
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConversionError(`${path || '.'}: expected an object`)
   if (!lenient) {
+    const known = jsonKeys(t)
     for (const key of Object.keys(json)) {
-      if (t.fields[key] === undefined && !TYPE_META_KEYS.has(key)) {
+      if (!known.has(key) && !TYPE_META_KEYS.has(key)) {
         throw new ConversionError(`${path === '' ? key : `${path}.${key}`}: no such field in the protobuf message ${t.fullName.slice(1)}`)
       }
     }
   }
   const out: Plain = {}
   for (const field of t.fieldsArray) {
+    if (isInline(field)) {
+      // Unknown keys were checked above against the parent, which holds the inlined fields.
+      out[field.name] = toMessage(field.resolvedType as protobuf.Type, json, path, true)
+      continue
+    }
     const v = json[field.name]
     if (v === undefined || v === null) continue
     const p = path === '' ? field.name : `${path}.${field.name}`
@@ -176,6 +199,8 @@ export function fromMessage (t: protobuf.Type, msg: protobuf.Message | Plain): J
       const list = v as unknown[]
       if (list.length === 0) continue
       out[field.name] = list.map(x => valueFromMessage(field, x))
+    } else if (isInline(field)) {
+      Object.assign(out, valueFromMessage(field, v))
     } else if (field.resolvedType !== null) {
       const x = valueFromMessage(field, v)
       if (x !== undefined) out[field.name] = x

@@ -109,6 +109,9 @@ const ROUND_TRIPS: Array<Record<string, unknown>> = [
   { apiVersion: `${GROUPS.storage}/v1`, kind: 'CSINode', metadata: { name: 'node-1' }, spec: { drivers: [{ name: 'csi.example.com', nodeID: 'n1', topologyKeys: ['zone'], allocatable: { count: 0 } }, { name: 'other', nodeID: 'n1' }] } },
   { apiVersion: `${GROUPS.storage}/v1`, kind: 'CSIStorageCapacity', metadata: { name: 'cap', namespace: 'ns' }, nodeTopology: {}, storageClassName: 'fast', capacity: '10Gi', maximumVolumeSize: '1Gi' },
   { apiVersion: `${GROUPS.storage}/v1`, kind: 'VolumeAttachment', metadata: { name: 'va' }, spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'pv1' }, nodeName: 'node-1' }, status: { attached: false, attachmentMetadata: { dev: '/dev/x' }, attachError: { time: '2026-01-02T03:04:05Z', message: 'boom', errorCode: 0 } } },
+  { apiVersion: `${GROUPS.storage}/v1`, kind: 'VolumeAttachment', metadata: { name: 'va2' }, spec: { attacher: 'csi.example.com', source: { inlineVolumeSpec: { capacity: { storage: '5Gi' }, csi: { driver: 'csi.example.com', volumeHandle: 'h', readOnly: true, volumeAttributes: { a: 'b' }, nodeStageSecretRef: { name: 's', namespace: 'ns' } }, accessModes: ['ReadWriteOnce'] } }, nodeName: 'node-1' } },
+  { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv1', finalizers: ['f'] }, spec: { capacity: { storage: '10Gi' }, nfs: { server: 'nfs.example.com', path: '/exports', readOnly: true }, accessModes: ['ReadWriteMany'], claimRef: { kind: 'PersistentVolumeClaim', namespace: 'ns', name: 'c', uid: 'u' }, persistentVolumeReclaimPolicy: 'Retain', storageClassName: 'slow', mountOptions: ['hard'], volumeMode: 'Filesystem', nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }] } } }, status: { phase: 'Bound', lastPhaseTransitionTime: '2026-01-02T03:04:05Z' } },
+  { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv2' }, spec: { hostPath: { path: '/data', type: '' }, local: { path: '/mnt' }, iscsi: { targetPortal: 'p:3260', iqn: 'iqn.x', lun: 0, portals: ['a'], chapAuthSession: true, secretRef: { name: 's' }, initiatorName: 'i' }, fc: { lun: 0, targetWWNs: ['w'] }, azureDisk: { diskName: 'd', diskURI: 'u', readOnly: false, kind: 'Managed' }, rbd: { monitors: ['m'], image: 'i', secretRef: { name: 's', namespace: 'n' } }, scaleIO: { gateway: 'g', system: 's', secretRef: { name: 'x' }, sslEnabled: true }, storageos: { volumeName: 'v', secretRef: { kind: 'Secret', name: 's' } }, flexVolume: { driver: 'd', options: { o: '1' } }, cephfs: { monitors: ['m'], secretRef: { name: 's' } }, glusterfs: { endpoints: 'e', path: 'p', endpointsNamespace: '' }, csi: { driver: 'd', volumeHandle: 'h', nodeExpandSecretRef: { name: 'e' } } } },
   { apiVersion: `${GROUPS.storage}/v1`, kind: 'VolumeAttributesClass', metadata: { name: 'gold' }, driverName: 'csi.example.com', parameters: { iops: '100' } },
   { apiVersion: rbac, kind: 'Role', metadata: meta, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['p'] }] },
   { apiVersion: rbac, kind: 'ClusterRole', metadata: { name: 'c' }, rules: [{ verbs: ['get'], nonResourceURLs: ['/healthz'] }], aggregationRule: { clusterRoleSelectors: [{ matchLabels: { agg: 'true' } }] } },
@@ -209,5 +212,10 @@ describe('protobuf codec', () => {
     assert.throws(() => codec.encode(obj), /metadata\.futureField: no such field in the protobuf message meta\.v1\.ObjectMeta/)
     assert.equal(codec.tryEncode(obj), undefined)
     assert.deepEqual(codec.decode(codec.encode(obj, true)), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { k: 'v' } })
+  })
+
+  it('puts an inlined struct at its own field number: PersistentVolume spec.nfs is spec field 2, source field 5', () => {
+    const body = codec.encode({ apiVersion: 'v1', kind: 'PersistentVolume', spec: { nfs: { server: 's' } } })
+    assert.equal(Buffer.from(codec.open(body).raw).toString('hex'), '12071205' + '2a03' + '0a0173')
   })
 })
