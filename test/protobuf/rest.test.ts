@@ -132,3 +132,19 @@ test('streams a watch as length-prefixed protobuf WatchEvent frames', async (t) 
   assert.equal(events[0]!.object.kind, 'ConfigMap')
   assert.deepEqual(events[0]!.object.data, { a: '1' })
 })
+
+test('sends watch bookmarks as protobuf frames, named by the media type asked for', async (t) => {
+  const { app, request } = await buildTestApp(t, { bookmarkIntervalMs: 100 })
+  await request({ method: 'POST', url: CONFIGMAPS, payload: { metadata: { name: 'b1' } } })
+  const list = await request({ method: 'GET', url: CONFIGMAPS })
+  const rv = list.json().metadata.resourceVersion
+  const res = await request({ method: 'GET', url: `${CONFIGMAPS}?watch=true&allowWatchBookmarks=true&resourceVersion=${rv}&timeoutSeconds=1`, headers: { accept: MEDIA_TYPES.protobuf } })
+  assert.equal(res.headers['content-type'], `${MEDIA_TYPES.protobuf};stream=watch`)
+  const events = app.protobuf.readWatchFrames(res.rawPayload)
+  assert.ok(events.length >= 1)
+  for (const e of events) {
+    assert.equal(e.type, 'BOOKMARK')
+    assert.equal(e.object.kind, 'ConfigMap')
+    assert.ok(Number(e.object.metadata.resourceVersion) >= Number(rv))
+  }
+})
