@@ -11,7 +11,7 @@ import { ConversionError, fromMessage, toMessage } from './convert.js'
 export const ENVELOPE_PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00])
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url))
-const PROTO_FILES = ['runtime.proto', 'meta.proto', 'core.proto', 'rbac.proto', 'authorization.proto', 'authentication.proto', 'storage.proto']
+const PROTO_FILES = ['runtime.proto', 'meta.proto', 'core.proto', 'pod.proto', 'rbac.proto', 'authorization.proto', 'authentication.proto', 'storage.proto']
 
 /** Proto packages by API group prefix (the group without its `svc.io` or `k8s.io` suffix); '' is the core group. */
 const PACKAGES: Record<string, string> = {

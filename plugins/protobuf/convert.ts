@@ -37,9 +37,8 @@ function jsonKeys (t: protobuf.Type): Set<string> {
   return keys
 }
 
-/** A message that in JSON is only its list (ExtraValue: `repeated string items = 1`). */
-const isListWrapper = (t: protobuf.Type): boolean =>
-  t.fieldsArray.length === 1 && t.fieldsArray[0]!.name === 'items' && t.fieldsArray[0]!.repeated
+/** A message that in JSON is only its one list field (`option (json_list) = true`: ExtraValue). */
+const isListWrapper = (t: protobuf.Type): boolean => t.options?.['(json_list)'] === true
 
 function parseTime (s: unknown, path: string): { seconds: number, nanos: number } {
   if (typeof s !== 'string') throw new ConversionError(`${path}: expected an RFC 3339 time string`)

@@ -105,6 +105,89 @@ const ROUND_TRIPS: Array<Record<string, unknown>> = [
   { apiVersion: 'v1', kind: 'ServiceAccount', metadata: meta, secrets: [{ name: 's', namespace: 'ns', kind: 'Secret' }], imagePullSecrets: [{ name: 'pull' }], automountServiceAccountToken: false },
   { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: meta, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' }, limits: { storage: '2Gi' } }, storageClassName: '', volumeMode: 'Filesystem', selector: { matchLabels: { a: 'b' }, matchExpressions: [{ key: 'k', operator: 'In', values: ['v'] }] }, dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'src', apiGroup: '' } }, status: { phase: 'Bound', capacity: { storage: '1Gi' }, conditions: [{ type: 'Resizing', status: 'True', lastProbeTime: '2026-01-02T03:04:05Z' }] } },
   { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-1', labels: { zone: 'a' } }, spec: { podCIDR: '10.0.0.0/24', podCIDRs: ['10.0.0.0/24'], providerID: 'p://1', unschedulable: true, taints: [{ key: 'k', value: 'v', effect: 'NoSchedule', timeAdded: '2026-01-02T03:04:05Z' }, { key: 'x', effect: 'NoExecute' }] }, status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, allocatable: { cpu: '3800m' }, conditions: [{ type: 'Ready', status: 'True', lastHeartbeatTime: '2026-01-02T03:04:05Z', reason: 'KubeletReady', message: 'ok' }], addresses: [{ type: 'InternalIP', address: '10.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: 10250 } }, nodeInfo: { machineID: 'm', systemUUID: 's', bootID: 'b', kernelVersion: 'k', osImage: 'o', containerRuntimeVersion: 'c', kubeletVersion: 'v1.33.0', kubeProxyVersion: '', operatingSystem: 'linux', architecture: 'amd64', swap: { capacity: 0 } }, images: [{ names: ['nginx'], sizeBytes: 1234 }], volumesInUse: ['v'], volumesAttached: [{ name: 'v', devicePath: '/dev/x' }], runtimeHandlers: [{ name: 'runc', features: { recursiveReadOnlyMounts: true, userNamespaces: false } }], features: { supplementalGroupsPolicy: true } } },
+  {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'ns', labels: { app: 'a' } },
+    spec: {
+      volumes: [
+        { name: 'cm', configMap: { name: 'settings', items: [{ key: 'k', path: 'p', mode: 0 }], defaultMode: 420, optional: false } },
+        { name: 'sec', secret: { secretName: 's', defaultMode: 256 } },
+        { name: 'claim', persistentVolumeClaim: { claimName: 'c', readOnly: true } },
+        { name: 'scratch', emptyDir: { medium: 'Memory', sizeLimit: '64Mi' } },
+        { name: 'token', projected: { sources: [{ serviceAccountToken: { audience: 'api', expirationSeconds: 3600, path: 't' } }, { configMap: { name: 'ca', items: [{ key: 'ca.crt', path: 'ca.crt' }] } }, { downwardAPI: { items: [{ path: 'ns', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } }], defaultMode: 420 } },
+        { name: 'eph', ephemeral: { volumeClaimTemplate: { metadata: { labels: { a: 'b' } }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } } },
+        { name: 'csi', csi: { driver: 'd', readOnly: true, volumeAttributes: { a: 'b' }, nodePublishSecretRef: { name: 's' } } },
+        { name: 'img', image: { reference: 'registry/img:1', pullPolicy: 'IfNotPresent' } }
+      ],
+      initContainers: [{ name: 'init', image: 'busybox', command: ['sh', '-c', 'true'], restartPolicy: 'Always' }],
+      containers: [{
+        name: 'app',
+        image: 'nginx',
+        args: ['--x'],
+        workingDir: '/w',
+        ports: [{ name: 'http', containerPort: 80, protocol: 'TCP' }],
+        env: [{ name: 'A', value: '1' }, { name: 'B', valueFrom: { secretKeyRef: { name: 's', key: 'k', optional: true } } }, { name: 'C', valueFrom: { resourceFieldRef: { resource: 'limits.cpu', divisor: '1m' } } }],
+        envFrom: [{ prefix: 'P_', configMapRef: { name: 'cm' } }],
+        resources: { limits: { cpu: '1', memory: '1Gi' }, requests: { cpu: '100m' }, claims: [{ name: 'gpu' }] },
+        volumeMounts: [{ name: 'cm', mountPath: '/etc/cm', readOnly: true, subPath: 'x', recursiveReadOnly: 'Disabled' }],
+        livenessProbe: { httpGet: { path: '/healthz', port: 8080, scheme: 'HTTP', httpHeaders: [{ name: 'X', value: '' }] }, initialDelaySeconds: 5, periodSeconds: 10 },
+        readinessProbe: { tcpSocket: { port: 'http' }, timeoutSeconds: 2 },
+        startupProbe: { grpc: { port: 9000 }, failureThreshold: 30, terminationGracePeriodSeconds: 0 },
+        lifecycle: { preStop: { sleep: { seconds: 5 } }, postStart: { exec: { command: ['echo'] } } },
+        terminationMessagePath: '/dev/termination-log',
+        terminationMessagePolicy: 'File',
+        imagePullPolicy: 'Always',
+        securityContext: { capabilities: { drop: ['ALL'] }, privileged: false, runAsUser: 0, runAsNonRoot: false, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, seccompProfile: { type: 'RuntimeDefault' }, appArmorProfile: { type: 'Localhost', localhostProfile: 'p' } },
+        resizePolicy: [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }],
+        stdin: true,
+        tty: true
+      }],
+      ephemeralContainers: [{ name: 'debug', image: 'busybox', targetContainerName: 'app', stdin: true }],
+      restartPolicy: 'Always',
+      terminationGracePeriodSeconds: 30,
+      dnsPolicy: 'ClusterFirst',
+      nodeSelector: { disk: 'ssd' },
+      serviceAccountName: 'default',
+      automountServiceAccountToken: false,
+      nodeName: 'node-1',
+      hostNetwork: true,
+      securityContext: { runAsUser: 1000, runAsGroup: 0, fsGroup: 2000, supplementalGroups: [1, 2], sysctls: [{ name: 'net.ipv4.ip_forward', value: '1' }], fsGroupChangePolicy: 'OnRootMismatch', supplementalGroupsPolicy: 'Strict' },
+      imagePullSecrets: [{ name: 'pull' }],
+      affinity: {
+        nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] }, preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['n2'] }] } }] },
+        podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { app: 'a' } }, topologyKey: 'kubernetes.io/hostname', matchLabelKeys: ['pod-template-hash'] } }] }
+      },
+      schedulerName: 'default-scheduler',
+      tolerations: [{ key: 'k', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 0 }],
+      hostAliases: [{ ip: '1.2.3.4', hostnames: ['a.local'] }],
+      priorityClassName: 'high',
+      priority: 0,
+      dnsConfig: { nameservers: ['8.8.8.8'], options: [{ name: 'ndots', value: '2' }, { name: 'edns0' }] },
+      readinessGates: [{ conditionType: 'x/ready' }],
+      enableServiceLinks: true,
+      preemptionPolicy: 'PreemptLowerPriority',
+      overhead: { cpu: '250m' },
+      topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'a' } }, minDomains: 2, nodeTaintsPolicy: 'Honor' }],
+      os: { name: 'linux' },
+      hostUsers: false,
+      schedulingGates: [{ name: 'gate' }],
+      resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'tmpl' }],
+      resources: { limits: { cpu: '2' } }
+    },
+    status: {
+      phase: 'Running',
+      conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: '2026-01-02T03:04:05Z', observedGeneration: 1 }],
+      hostIP: '10.0.0.1',
+      hostIPs: [{ ip: '10.0.0.1' }],
+      podIP: '10.1.0.5',
+      podIPs: [{ ip: '10.1.0.5' }],
+      startTime: '2026-01-02T03:04:00Z',
+      containerStatuses: [{ name: 'app', state: { running: { startedAt: '2026-01-02T03:04:01Z' } }, lastState: { terminated: { exitCode: 0, reason: 'Completed', finishedAt: '2026-01-02T03:04:00Z', containerID: 'c://1' } }, ready: true, restartCount: 0, image: 'nginx', imageID: 'sha', containerID: 'c://2', started: true, allocatedResources: { cpu: '100m' }, volumeMounts: [{ name: 'cm', mountPath: '/etc/cm', readOnly: true }], user: { linux: { uid: 0, gid: 0, supplementalGroups: [0, 10] } } }],
+      qosClass: 'Burstable',
+      resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 'p-gpu' }]
+    }
+  },
   { apiVersion: `${GROUPS.storage}/v1`, kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'p', parameters: { type: 'ssd' }, reclaimPolicy: 'Retain', mountOptions: ['ro'], allowVolumeExpansion: false, volumeBindingMode: 'WaitForFirstConsumer', allowedTopologies: [{ matchLabelExpressions: [{ key: 'zone', values: ['a', 'b'] }] }] },
   { apiVersion: `${GROUPS.storage}/v1`, kind: 'CSIDriver', metadata: { name: 'csi.example.com' }, spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], storageCapacity: false, fsGroupPolicy: 'File', tokenRequests: [{ audience: '', expirationSeconds: 600 }], requiresRepublish: false, seLinuxMount: true, nodeAllocatableUpdatePeriodSeconds: 60 } },
   { apiVersion: `${GROUPS.storage}/v1`, kind: 'CSINode', metadata: { name: 'node-1' }, spec: { drivers: [{ name: 'csi.example.com', nodeID: 'n1', topologyKeys: ['zone'], allocatable: { count: 0 } }, { name: 'other', nodeID: 'n1' }] } },
@@ -218,5 +301,10 @@ describe('protobuf codec', () => {
   it('puts an inlined struct at its own field number: PersistentVolume spec.nfs is spec field 2, source field 5', () => {
     const body = codec.encode({ apiVersion: 'v1', kind: 'PersistentVolume', spec: { nfs: { server: 's' } } })
     assert.equal(Buffer.from(codec.open(body).raw).toString('hex'), '12071205' + '2a03' + '0a0173')
+  })
+
+  it('writes repeated integers unpacked, as upstream proto2 does', () => {
+    const body = codec.encode({ apiVersion: 'v1', kind: 'Pod', spec: { securityContext: { supplementalGroups: [1, 2] } } })
+    assert.equal(Buffer.from(codec.open(body).raw).toString('hex'), '1206' + '7204' + '2001' + '2002')
   })
 })
