@@ -17,10 +17,10 @@ export const PROTOBUF_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.protobuf, ME
 /**
  * The JSON object of a protobuf request body. Its typeMeta must name `expected` (or one of
  * `alsoAccepted`, for DeleteOptions that name meta's group version); an empty one means `expected`.
+ * A kind that is not of the URL's group (a subresource's, as TokenRequest on serviceaccounts/token)
+ * is read in the group its typeMeta names.
  */
 export function decodeProtobufObject (codec: ProtobufCodec, body: Buffer | undefined, expected: TypeMeta, alsoAccepted: string[] = []): AnyObject {
-  // Kinds without a message (custom and aggregated kinds, kinds not yet described) take JSON and YAML only.
-  if (codec.messageOf(expected.apiVersion, expected.kind) === undefined) throw unsupportedMediaType(MEDIA_TYPES.upstreamProtobuf, [MEDIA_TYPES.json, MEDIA_TYPES.yaml])
   if (body === undefined || body.length === 0) throw badRequest('the request body is empty')
   let typeMeta: TypeMeta
   try {
@@ -30,7 +30,12 @@ export function decodeProtobufObject (codec: ProtobufCodec, body: Buffer | undef
   }
   const apiVersion = typeMeta.apiVersion || expected.apiVersion
   const kind = typeMeta.kind || expected.kind
-  if (!sameApiVersion(apiVersion, expected.apiVersion) && !alsoAccepted.some(v => sameApiVersion(apiVersion, v))) {
+  const ofUrlGroup = codec.messageOf(expected.apiVersion, expected.kind) !== undefined
+  const ofBodyGroup = codec.messageOf(apiVersion, expected.kind) !== undefined
+  // Kinds without a message (custom and aggregated kinds, kinds not yet described) take JSON and YAML only.
+  if (!ofUrlGroup && !ofBodyGroup) throw unsupportedMediaType(MEDIA_TYPES.upstreamProtobuf, [MEDIA_TYPES.json, MEDIA_TYPES.yaml])
+  const versionFits = sameApiVersion(apiVersion, expected.apiVersion) || alsoAccepted.some(v => sameApiVersion(apiVersion, v)) || (!ofUrlGroup && ofBodyGroup)
+  if (!versionFits) {
     throw badRequest(`the API version in the data (${apiVersion}) does not match the expected API version (${expected.apiVersion})`)
   }
   if (kind !== expected.kind) {

@@ -291,6 +291,14 @@ describe('protobuf codec', () => {
     assert.deepEqual(decodeProtobufObject(codec, fixture('role'), { apiVersion: `${GROUPS.rbac}/v1`, kind: 'Role' }).apiVersion, `${GROUPS.rbac}/v1`)
   })
 
+  it('reads a subresource body of another group in the group its typeMeta names (serviceaccounts/token)', () => {
+    const obj = decodeProtobufObject(codec, fixture('tokenrequest'), { apiVersion: 'v1', kind: 'TokenRequest' })
+    assert.equal(obj.apiVersion, `${upstreamGroup('authentication')}/v1`)
+    assert.deepEqual(obj.spec, { audiences: ['api'], expirationSeconds: 600 })
+    // A kind of the URL's own group still has to name that group.
+    assert.throws(() => decodeProtobufObject(codec, fixture('role'), { apiVersion: 'v1', kind: 'ConfigMap' }), /does not match the expected API version/)
+  })
+
   it('refuses to drop a field its message lacks, unless asked to be lenient', () => {
     const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', futureField: 'x' }, data: { k: 'v' } }
     assert.throws(() => codec.encode(obj), /metadata\.futureField: no such field in the protobuf message meta\.v1\.ObjectMeta/)
