@@ -3,12 +3,12 @@
 // of a 4-byte big-endian length and a bare WatchEvent whose object is such an envelope.
 import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
-import { GROUP_SUFFIX, UPSTREAM_GROUP_SUFFIX } from '../../resources/naming.js'
+import { GROUP_SUFFIX, PROTOBUF_ENVELOPE_MAGIC, UPSTREAM_GROUP_SUFFIX } from '../../resources/naming.js'
 import type { AnyObject } from '../../resources/define.js'
 import { ConversionError, fromMessage, toMessage } from './convert.js'
 
-/** The magic bytes before every enveloped message: `k8s\0`. */
-export const ENVELOPE_PREFIX = Buffer.from([0x6b, 0x38, 0x73, 0x00])
+/** The magic bytes before every enveloped message. */
+export const ENVELOPE_PREFIX = Buffer.from(PROTOBUF_ENVELOPE_MAGIC)
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url))
 const PROTO_FILES = ['runtime.proto', 'meta.proto', 'core.proto', 'pod.proto', 'rbac.proto', 'authorization.proto', 'authentication.proto', 'storage.proto']
