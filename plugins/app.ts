@@ -6,6 +6,7 @@ import requestInfo from './request-info.js'
 import health from './health.js'
 import version from './version.js'
 import rest, { BODY_LIMIT } from './rest/index.js'
+import protobuf from './protobuf/index.js'
 import discovery from './discovery.js'
 import storage from '../storage/plugin.js'
 import authn from '../auth/authn.js'
@@ -101,6 +102,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(admission, opts.admission ?? {})
   await app.register(namespaceLifecycle)
 
+  await app.register(protobuf)
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs } })
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   await app.register(discovery)

@@ -106,3 +106,6 @@ export const SERVICE_ACCOUNT_ANNOTATIONS = {
 
 /** The identity in-process controllers act as. */
 export const CONTROLLER_USER = { username: `system:${VENDOR}-controller-manager`, groups: ['system:authenticated'] } as const
+
+/** The bytes before every protobuf message: the upstream `k8s\0`, which real clients hard-code. */
+export const PROTOBUF_ENVELOPE_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00]

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
 import { badRequest, methodNotSupported, pathNotFound, unsupportedMediaType } from '../errors.js'
 import { keyPrefix, type AnyObject, type Resource, type Verb } from '../../resources/define.js'
-import { MEDIA_TYPES } from '../../resources/naming.js'
+import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
 import { negotiate } from './negotiation.js'
 import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty } from './options.js'
@@ -13,6 +13,7 @@ import { sendDocument, sendList, sendObject, type EncodeOptions } from './encode
 import { serveWatch, type WatchSettings } from './watch.js'
 import { applyPatch, PATCH_TYPES } from './patch.js'
 import { defaultManager } from './managed-fields.js'
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
 
@@ -31,7 +32,7 @@ declare module 'fastify' {
 
 type Query = Record<string, string | string[] | undefined>
 
-const BODY_TYPES = [MEDIA_TYPES.json, MEDIA_TYPES.yaml]
+const BODY_TYPES = [MEDIA_TYPES.json, MEDIA_TYPES.yaml, ...PROTOBUF_MEDIA_TYPES]
 
 function mediaType (request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
@@ -52,6 +53,11 @@ function decodeBody (request: FastifyRequest, allowed: string[]): unknown {
 }
 
 function decodeObject (request: FastifyRequest, kind: string): AnyObject {
+  if (PROTOBUF_MEDIA_TYPES.includes(mediaType(request))) {
+    const { apiGroup, apiVersion } = request.requestInfo
+    const expected = { apiVersion: apiGroup === '' ? apiVersion : `${apiGroup}/${apiVersion}`, kind }
+    return decodeProtobufObject(request.server.protobuf, request.body as Buffer | undefined, expected, kind === 'DeleteOptions' ? [`${GROUPS.meta}/v1`] : [])
+  }
   const value = decodeBody(request, BODY_TYPES)
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${kind})`)
@@ -117,7 +123,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     }
     if (!allowedHere()) throw methodNotSupported(gr, verb === ('' as Verb) ? request.method : verb)
     const transforms = verb === 'get' || verb === 'list' || verb === 'watch'
-    const enc: EncodeOptions = { repr: negotiate(request.headers.accept, transforms), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
+    const enc: EncodeOptions = { repr: negotiate(request.headers.accept, transforms, fastify.protobuf.supports(r.apiVersion, r.kind)), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
     const ns = info.namespace
 
     switch (verb) {
@@ -206,7 +212,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   for (const url of ['/api/*', '/apis/*']) {
     fastify.route({ method: [...methods], url, handler: dispatch, exposeHeadRoute: false })
   }
-}, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission'] })
+}, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission', 'protobuf'] })
 
 /** Whether a patch document sets metadata.resourceVersion itself (a precondition). */
 function mentionsResourceVersion (patch: unknown): boolean {
