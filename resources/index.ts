@@ -3,9 +3,17 @@ import type { Resource } from './define.js'
 import namespaces from './namespaces.js'
 import configmaps from './configmaps.js'
 import secrets from './secrets.js'
+import roles from './roles.js'
+import clusterroles from './clusterroles.js'
+import rolebindings from './rolebindings.js'
+import clusterrolebindings from './clusterrolebindings.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
   configmaps,
-  secrets
+  secrets,
+  roles,
+  clusterroles,
+  rolebindings,
+  clusterrolebindings
 ]

@@ -27,7 +27,7 @@ export async function buildTestApp (t: { after (fn: () => unknown): void }, opts
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-tokens-'))
   const tokenAuthFile = join(dir, 'tokens.csv')
   writeFileSync(tokenAuthFile, Object.values(USERS).map(u => u.line).join('\n') + '\n')
-  const app = await buildApp({ compactionIntervalMs: 0, tokenAuthFile, ...opts, databaseUrl })
+  const app = await buildApp({ compactionIntervalMs: 0, tokenAuthFile, authorizationModes: ['AlwaysAllow'], ...opts, databaseUrl })
   await app.ready()
   t.after(() => app.close())
   return {

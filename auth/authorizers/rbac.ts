@@ -1,0 +1,43 @@
+// RBAC mode: allows what a role bound to the user (or one of its groups) allows; never denies.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { Attributes, NonResourceRule, ResourceRule, RuleSet, Verdict } from '../authz.js'
+import type { UserInfo } from '../authn.js'
+import { ruleAllows } from '../rbac/rules.js'
+
+export default fp(async function rbacAuthorizer (fastify: FastifyInstance) {
+  const check = (a: Attributes): { allowed: boolean, errors: string[] } => {
+    const errors: string[] = []
+    const allowed = fastify.rbac.visitRules(a.user, a.namespace, (rule) => ruleAllows(rule, a), (e) => errors.push(e))
+    return { allowed, errors }
+  }
+
+  async function authorize (a: Attributes): Promise<Verdict> {
+    if (check(a).allowed) return { decision: 'Allow' }
+    // A binding written a moment ago may not have reached the caches yet: look once more after
+    // catching up, so a client sees its own writes (only denials pay for this).
+    await fastify.rbac.catchUp()
+    const { allowed, errors } = check(a)
+    if (allowed) return { decision: 'Allow' }
+    return { decision: 'NoOpinion', reason: errors.length > 0 ? `RBAC: ${errors.join(', ')}` : undefined }
+  }
+
+  function rules (user: UserInfo, namespace: string): RuleSet {
+    const found = fastify.rbac.rulesFor(user, namespace)
+    const resourceRules: ResourceRule[] = []
+    const nonResourceRules: NonResourceRule[] = []
+    for (const r of found.rules) {
+      if ((r.nonResourceURLs ?? []).length > 0) nonResourceRules.push({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs! })
+      else {
+        const rule: ResourceRule = { verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources ?? [] }
+        if ((r.resourceNames ?? []).length > 0) rule.resourceNames = r.resourceNames
+        resourceRules.push(rule)
+      }
+    }
+    const set: RuleSet = { resourceRules, nonResourceRules, incomplete: false }
+    if (found.errors.length > 0) set.evaluationError = found.errors.join(', ')
+    return set
+  }
+
+  fastify.authz.add('RBAC', authorize, rules)
+}, { name: 'authz:rbac', dependencies: ['authz', 'rbac-resolver'] })
