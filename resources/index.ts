@@ -7,6 +7,10 @@ import roles from './roles.js'
 import clusterroles from './clusterroles.js'
 import rolebindings from './rolebindings.js'
 import clusterrolebindings from './clusterrolebindings.js'
+import selfsubjectaccessreviews from './selfsubjectaccessreviews.js'
+import subjectaccessreviews from './subjectaccessreviews.js'
+import localsubjectaccessreviews from './localsubjectaccessreviews.js'
+import selfsubjectrulesreviews from './selfsubjectrulesreviews.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -15,5 +19,9 @@ export const RESOURCES: readonly Resource[] = [
   roles,
   clusterroles,
   rolebindings,
-  clusterrolebindings
+  clusterrolebindings,
+  selfsubjectaccessreviews,
+  subjectaccessreviews,
+  localsubjectaccessreviews,
+  selfsubjectrulesreviews
 ]

@@ -6,19 +6,26 @@ import type { UserInfo } from '../authn.js'
 import { ruleAllows } from '../rbac/rules.js'
 
 export default fp(async function rbacAuthorizer (fastify: FastifyInstance) {
-  const check = (a: Attributes): { allowed: boolean, errors: string[] } => {
+  const check = (a: Attributes): { allowed?: string, errors: string[] } => {
     const errors: string[] = []
-    const allowed = fastify.rbac.visitRules(a.user, a.namespace, (rule) => ruleAllows(rule, a), (e) => errors.push(e))
+    let allowed: string | undefined
+    fastify.rbac.visitRules(a.user, a.namespace, (rule, source) => {
+      if (!ruleAllows(rule, a)) return false
+      const b = source.binding
+      allowed = `RBAC: allowed by ${b.kind} ${JSON.stringify(b.namespace === '' ? b.name : `${b.name}/${b.namespace}`)} of ${source.roleRef.kind} ${JSON.stringify(source.roleRef.name)} to ${source.subject}`
+      return true
+    }, (e) => errors.push(e))
     return { allowed, errors }
   }
 
   async function authorize (a: Attributes): Promise<Verdict> {
-    if (check(a).allowed) return { decision: 'Allow' }
+    const first = check(a)
+    if (first.allowed !== undefined) return { decision: 'Allow', reason: first.allowed }
     // A binding written a moment ago may not have reached the caches yet: look once more after
     // catching up, so a client sees its own writes (only denials pay for this).
     await fastify.rbac.catchUp()
     const { allowed, errors } = check(a)
-    if (allowed) return { decision: 'Allow' }
+    if (allowed !== undefined) return { decision: 'Allow', reason: allowed }
     return { decision: 'NoOpinion', reason: errors.length > 0 ? `RBAC: ${errors.join(', ')}` : undefined }
   }
 

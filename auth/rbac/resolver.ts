@@ -12,7 +12,12 @@ import type { PolicyRule } from './rules.js'
 export interface RoleRef { apiGroup: string, kind: string, name: string }
 
 /** Where a rule comes from: the binding and the role it references. */
-export interface RuleSource { binding: { kind: 'RoleBinding' | 'ClusterRoleBinding', namespace: string, name: string }, roleRef: RoleRef }
+export interface RuleSource {
+  binding: { kind: 'RoleBinding' | 'ClusterRoleBinding', namespace: string, name: string }
+  roleRef: RoleRef
+  /** The subject that matched: `User "alice"` or `Group "system:masters"`. */
+  subject: string
+}
 
 export interface RbacResolver {
   /**
@@ -130,7 +135,8 @@ export default fp(async function rbacResolver (fastify: FastifyInstance) {
             seen.add(b)
             const rules = refRules(idx, b.roleRef, b.namespace)
             if (rules === undefined) { onError?.(missingText(b.roleRef)); continue }
-            const source: RuleSource = { binding: { kind: b.kind, namespace: b.namespace, name: b.name }, roleRef: b.roleRef }
+            const [subjectKind, subjectName] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)]
+            const source: RuleSource = { binding: { kind: b.kind, namespace: b.namespace, name: b.name }, roleRef: b.roleRef, subject: `${subjectKind} ${JSON.stringify(subjectName)}` }
             for (const rule of rules) if (visit(rule, source)) return true
           }
         }

@@ -120,6 +120,23 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     const enc: EncodeOptions = { repr: negotiate(request.headers.accept, transforms), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
     const ns = info.namespace
 
+    if (r.virtual !== undefined) {
+      const body = decodeObject(request, r.kind)
+      const apiVersion = `${info.pathGroup === '' ? r.group : info.pathGroup}/${r.version}`
+      if (body.apiVersion !== undefined && body.apiVersion !== apiVersion && body.apiVersion !== r.apiVersion) {
+        throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`)
+      }
+      if (body.kind !== undefined && body.kind !== r.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`)
+      const answer = await r.virtual.create(body, {
+        user: request.user,
+        namespace: ns,
+        authorize: (attrs) => fastify.authz.authorize(attrs),
+        rules: (user, namespace) => fastify.authz.rules(user, namespace)
+      })
+      const { kind: _kind, apiVersion: _apiVersion, ...fields } = answer
+      return sendDocument(reply, 201, { kind: r.kind, apiVersion, ...fields }, enc)
+    }
+
     switch (verb) {
       case 'get': {
         const found = await store.get(ns, info.name, (query.resourceVersion as string | undefined) ?? undefined)
@@ -206,7 +223,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   for (const url of ['/api/*', '/apis/*']) {
     fastify.route({ method: [...methods], url, handler: dispatch, exposeHeadRoute: false })
   }
-}, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission'] })
+}, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission', 'authz'] })
 
 /** Whether a patch document sets metadata.resourceVersion itself (a precondition). */
 function mentionsResourceVersion (patch: unknown): boolean {
