@@ -85,4 +85,3 @@ describe('access reviews', () => {
     assert.ok(!elsewhere.json().status.resourceRules.some((r: { resources: string[] }) => r.resources.includes('configmaps')))
   })
 })
-})
