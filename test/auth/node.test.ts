@@ -1,0 +1,95 @@
+// Node mode: node agents reach their own Node and CSINode and only what pods bound to them use.
+// Asked through SubjectAccessReview, so the kinds need not be served for the decision to be seen.
+import { describe, it, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { GROUPS } from '../../resources/naming.js'
+
+const node = (name: string) => ({ user: `system:node:${name}`, groups: ['system:nodes', 'system:authenticated'] })
+
+describe('Node mode', () => {
+  let t: TestApp
+  const cleanups: Array<() => unknown> = []
+  before(async () => {
+    t = await buildTestApp({ after: (fn) => { cleanups.push(fn) } }, { authorizationModes: ['Node', 'RBAC'] })
+  })
+  after(async () => { for (const fn of cleanups.reverse()) await fn() })
+
+  async function allowed (who: { user: string, groups: string[] }, resourceAttributes: object): Promise<boolean> {
+    const res = await t.request({ method: 'POST', url: `/apis/${GROUPS.authorization}/v1/subjectaccessreviews`, payload: { spec: { ...who, resourceAttributes } } })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().status.allowed as boolean
+  }
+
+  const cases: Array<{ name: string, who: { user: string, groups: string[] }, attrs: object, want: boolean }> = [
+    { name: 'a node gets its own Node', who: node('n1'), attrs: { verb: 'get', resource: 'nodes', name: 'n1' }, want: true },
+    { name: 'a node updates its own Node status', who: node('n1'), attrs: { verb: 'patch', resource: 'nodes', subresource: 'status', name: 'n1' }, want: true },
+    { name: 'a node does not get another Node', who: node('n1'), attrs: { verb: 'get', resource: 'nodes', name: 'n2' }, want: false },
+    { name: 'a node gets its own CSINode', who: node('n1'), attrs: { verb: 'get', group: GROUPS.storage, resource: 'csinodes', name: 'n1' }, want: true },
+    { name: 'a node does not get another CSINode', who: node('n1'), attrs: { verb: 'get', group: GROUPS.storage, resource: 'csinodes', name: 'n2' }, want: false },
+    { name: 'a node does not read a secret no pod of it uses', who: node('n1'), attrs: { verb: 'get', resource: 'secrets', namespace: 'default', name: 's' }, want: false },
+    { name: 'a node does not list secrets', who: node('n1'), attrs: { verb: 'list', resource: 'secrets', namespace: 'default' }, want: false },
+    { name: 'a node does not get an unrelated volume', who: node('n1'), attrs: { verb: 'get', resource: 'persistentvolumes', name: 'pv' }, want: false },
+    { name: 'a node lists pods (static node rules)', who: node('n1'), attrs: { verb: 'list', resource: 'pods' }, want: true },
+    { name: 'a node does not delete namespaces', who: node('n1'), attrs: { verb: 'delete', resource: 'namespaces', name: 'default' }, want: false },
+    { name: 'a user without the nodes group is no node', who: { user: 'system:node:n1', groups: ['system:authenticated'] }, attrs: { verb: 'get', resource: 'nodes', name: 'n1' }, want: false }
+  ]
+  for (const c of cases) it(c.name, async () => { assert.equal(await allowed(c.who, c.attrs), c.want) })
+
+  it('lets a node read exactly what the pods bound to it reference', async (tc) => {
+    if (t.app.resources.find('pods', '') === undefined) {
+      tc.skip('the pods kind is not registered on this branch; the pod graph is tested once it is')
+      return
+    }
+    const post = async (url: string, payload: object) => {
+      const res = await t.request({ method: 'POST', url, payload })
+      assert.equal(res.statusCode, 201, res.body)
+    }
+    await post('/api/v1/persistentvolumes', { metadata: { name: 'pv1' }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/pv1' } } })
+    await post('/api/v1/namespaces/default/persistentvolumeclaims', { metadata: { name: 'claim' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, volumeName: 'pv1' } })
+    await post('/api/v1/namespaces/default/pods', {
+      metadata: { name: 'p' },
+      spec: {
+        nodeName: 'n1',
+        containers: [{ name: 'c', image: 'busybox', envFrom: [{ configMapRef: { name: 'env-cm' } }], env: [{ name: 'X', valueFrom: { secretKeyRef: { name: 'env-secret', key: 'k' } } }] }],
+        volumes: [
+          { name: 'a', secret: { secretName: 'vol-secret' } },
+          { name: 'b', projected: { sources: [{ configMap: { name: 'projected-cm' } }] } },
+          { name: 'c', persistentVolumeClaim: { claimName: 'claim' } }
+        ]
+      }
+    })
+    const get = (resource: string, name: string, namespace = 'default') => ({ verb: 'get', resource, name, namespace })
+    for (const [resource, name] of [['secrets', 'vol-secret'], ['secrets', 'env-secret'], ['configmaps', 'env-cm'], ['configmaps', 'projected-cm'], ['persistentvolumeclaims', 'claim']]) {
+      assert.equal(await allowed(node('n1'), get(resource!, name!)), true, `${resource}/${name} for n1`)
+      assert.equal(await allowed(node('n2'), get(resource!, name!)), false, `${resource}/${name} for n2`)
+    }
+    assert.equal(await allowed(node('n1'), { verb: 'get', resource: 'persistentvolumes', name: 'pv1' }), true)
+    assert.equal(await allowed(node('n1'), get('secrets', 'other')), false)
+  })
+})
+
+describe('pod references in the node graph', () => {
+  it('collects secrets, config maps and claims from volumes, projections, env and pull secrets', async () => {
+    const { podReferences } = await import('../../auth/authorizers/node-graph.js')
+    const refs = podReferences({
+      metadata: { name: 'p' },
+      spec: {
+        imagePullSecrets: [{ name: 'pull' }],
+        initContainers: [{ name: 'i', envFrom: [{ secretRef: { name: 'init-env' } }] }],
+        containers: [{ name: 'c', env: [{ name: 'A', valueFrom: { configMapKeyRef: { name: 'cm-key', key: 'k' } } }, { name: 'B', value: 'plain' }] }],
+        volumes: [
+          { name: 'v1', secret: { secretName: 'vol' } },
+          { name: 'v2', configMap: { name: 'cm-vol' } },
+          { name: 'v3', projected: { sources: [{ secret: { name: 'proj' } }, { serviceAccountToken: { path: 't' } }] } },
+          { name: 'v4', persistentVolumeClaim: { claimName: 'data' } },
+          { name: 'v5', ephemeral: { volumeClaimTemplate: { spec: {} } } },
+          { name: 'v6', csi: { driver: 'd', nodePublishSecretRef: { name: 'csi-secret' } } }
+        ]
+      }
+    })
+    assert.deepEqual(refs.secrets.sort(), ['csi-secret', 'init-env', 'proj', 'pull', 'vol'])
+    assert.deepEqual(refs.configmaps.sort(), ['cm-key', 'cm-vol'])
+    assert.deepEqual(refs.claims.sort(), ['data', 'p-v5'])
+  })
+})
