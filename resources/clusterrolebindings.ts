@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { defineResource } from './define.js'
 import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
-import { defaultSubjects, RoleRef, subjectsField, validateRoleRef, validateRoleRefUnchanged, validateSubjects } from './rbac.js'
+import { canonicalRoleRef, defaultSubjects, RoleRef, subjectsField, validateRoleRef, validateRoleRefUnchanged, validateSubjects } from './rbac.js'
 
 const schema = objectSchema(`${GROUPS.rbac}/v1`, 'ClusterRoleBinding', {
   subjects: subjectsField(),
@@ -21,8 +21,8 @@ export default defineResource({
   nameRule: 'PathSegment',
   generation: false,
   strategy: {
-    prepareForCreate: (b) => { defaultSubjects(b.subjects) },
-    prepareForUpdate: (b) => { defaultSubjects(b.subjects) },
+    prepareForCreate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
+    prepareForUpdate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
     validate: (b) => [...validateRoleRef(b.roleRef, ['ClusterRole']), ...validateSubjects(b.subjects, false)],
     validateUpdate: (b, old) => validateRoleRefUnchanged(b.roleRef, old.roleRef)
   },

@@ -118,8 +118,13 @@ export const RBAC = {
 
 /** Upstream groups real clients hard-code in paths; requests to them are served by our group. */
 export const GROUP_ALIASES: Readonly<Record<string, string>> = {
-  [upstreamGroup('authorization')]: GROUPS.authorization
+  [upstreamGroup('authorization')]: GROUPS.authorization,
+  // kubectl create role/rolebinding/clusterrole/clusterrolebinding use typed upstream clients.
+  [upstreamGroup('rbac.authorization')]: GROUPS.rbac
 }
+
+/** Our name of a group a client may spell the upstream way (roleRef.apiGroup from kubectl). */
+export const canonicalGroup = (name: string): string => GROUP_ALIASES[name] ?? name
 
 /** The ABAC policy file format is upstream's, group name included. */
 export const ABAC_API_VERSION = 'abac.authorization.kubernetes.io/v1beta1'

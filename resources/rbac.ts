@@ -2,7 +2,7 @@
 // ClusterRoleBinding), worded as the reference server words them.
 import { Type } from '@sinclair/typebox'
 import type { FieldError } from '../plugins/errors.js'
-import { GROUPS } from './naming.js'
+import { canonicalGroup, GROUPS } from './naming.js'
 import { dnsSubdomainProblems, invalidEach, pathSegmentProblems } from './validation.js'
 
 const Strings = (description: string) => Type.Optional(Type.Array(Type.String(), { description }))
@@ -84,10 +84,15 @@ export function validateAggregationRule (rule: { clusterRoleSelectors?: Array<{ 
   return errors
 }
 
+/** The RBAC group as clients hard-coding the upstream name spell it becomes ours. */
+export function canonicalRoleRef (ref: RoleRefT | undefined): void {
+  if (ref?.apiGroup !== undefined) ref.apiGroup = canonicalGroup(ref.apiGroup)
+}
+
 /** User and Group subjects default to the RBAC group, service accounts to the core group. */
 export function defaultSubjects (subjects: SubjectT[] | undefined): void {
   for (const s of subjects ?? []) {
-    if (s.apiGroup !== undefined && s.apiGroup !== '') continue
+    if (s.apiGroup !== undefined && s.apiGroup !== '') { s.apiGroup = canonicalGroup(s.apiGroup); continue }
     if (s.kind === 'User' || s.kind === 'Group') s.apiGroup = GROUPS.rbac
     else if (s.kind === 'ServiceAccount') s.apiGroup = ''
   }

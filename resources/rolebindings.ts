@@ -4,7 +4,7 @@ import { defineResource } from './define.js'
 import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
 import { Type } from '@sinclair/typebox'
-import { defaultSubjects, RoleRef, subjectsField, validateRoleRef, validateRoleRefUnchanged, validateSubjects } from './rbac.js'
+import { canonicalRoleRef, defaultSubjects, RoleRef, subjectsField, validateRoleRef, validateRoleRefUnchanged, validateSubjects } from './rbac.js'
 
 const schema = objectSchema(`${GROUPS.rbac}/v1`, 'RoleBinding', {
   subjects: subjectsField(),
@@ -22,8 +22,8 @@ export default defineResource({
   nameRule: 'PathSegment',
   generation: false,
   strategy: {
-    prepareForCreate: (b) => { defaultSubjects(b.subjects) },
-    prepareForUpdate: (b) => { defaultSubjects(b.subjects) },
+    prepareForCreate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
+    prepareForUpdate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
     validate: (b) => [...validateRoleRef(b.roleRef, ['Role', 'ClusterRole']), ...validateSubjects(b.subjects, true)],
     validateUpdate: (b, old) => validateRoleRefUnchanged(b.roleRef, old.roleRef)
   },

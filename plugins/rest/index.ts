@@ -51,7 +51,7 @@ function decodeBody (request: FastifyRequest, allowed: string[]): unknown {
   }
 }
 
-function decodeObject (request: FastifyRequest, kind: string): AnyObject {
+function decodeRequestObject (request: FastifyRequest, kind: string): AnyObject {
   const value = decodeBody(request, BODY_TYPES)
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${kind})`)
@@ -119,6 +119,15 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     const transforms = verb === 'get' || verb === 'list' || verb === 'watch'
     const enc: EncodeOptions = { repr: negotiate(request.headers.accept, transforms), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
     const ns = info.namespace
+    // A kind reached through an upstream group alias (clients that hard-code upstream paths)
+    // takes and answers that group's apiVersion.
+    const alias = info.pathGroup === '' ? undefined : `${info.pathGroup}/${r.version}`
+    const objectJson = (json: string): string => alias === undefined ? json : json.replace(`"apiVersion":${JSON.stringify(r.apiVersion)}`, `"apiVersion":${JSON.stringify(alias)}`)
+    const decodeObject = (req: FastifyRequest, kind: string): AnyObject => {
+      const obj = decodeRequestObject(req, kind)
+      if (alias !== undefined && obj.apiVersion === alias) obj.apiVersion = r.apiVersion
+      return obj
+    }
 
     if (r.virtual !== undefined) {
       const body = decodeObject(request, r.kind)
@@ -141,7 +150,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       case 'get': {
         const found = await store.get(ns, info.name, (query.resourceVersion as string | undefined) ?? undefined)
         if (request.method === 'HEAD') return reply.code(200).type(MEDIA_TYPES.json).send()
-        return sendObject(reply, 200, r, found.json, enc)
+        return sendObject(reply, 200, r, objectJson(found.json), enc)
       }
       case 'list': {
         const o = parseListOptions(query)
@@ -161,7 +170,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const c = caller(request, o.fieldManager)
         const created = await store.create(ns, decodeObject(request, r.kind), o, c)
         warn(reply, c)
-        return sendObject(reply, 201, r, created.json, enc)
+        return sendObject(reply, 201, r, objectJson(created.json), enc)
       }
       case 'update': {
         const o = parseWriteOptions(query, 'UpdateOptions')
@@ -172,7 +181,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           (old) => subresource === undefined ? body : subresource.merge(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
           { ...o, subresource: sub, createBody: body }, c)
         warn(reply, c)
-        return sendObject(reply, result.created ? 201 : 200, r, result.json, enc)
+        return sendObject(reply, result.created ? 201 : 200, r, objectJson(result.json), enc)
       }
       case 'patch': {
         const o = parseWriteOptions(query, 'PatchOptions')
@@ -191,7 +200,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           return subresource === undefined ? patched : subresource.merge(patched, { ...old, metadata: { ...old.metadata, resourceVersion: (patched.metadata as AnyObject | undefined)?.resourceVersion } })
         }, { ...o, subresource: sub }, c)
         warn(reply, c)
-        return sendObject(reply, 200, r, result.json, enc)
+        return sendObject(reply, 200, r, objectJson(result.json), enc)
       }
       case 'delete': {
         const body = (request.body as Buffer | undefined)?.length ? decodeObject(request, 'DeleteOptions') : undefined
@@ -199,7 +208,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const c = caller(request)
         const result = await store.delete(ns, info.name, o, c)
         warn(reply, c)
-        if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, result.deleted ? 200 : 202, r, result.json, enc)
+        if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, result.deleted ? 200 : 202, r, objectJson(result.json), enc)
         const details: AnyObject = { name: info.name }
         if (r.group !== '') details.group = r.group
         details.kind = r.plural
