@@ -31,3 +31,23 @@ test('AlwaysDeny reason is part of the 403 message', async (t) => {
 test('an unknown mode stops the server from starting', async (t) => {
   await assert.rejects(buildTestApp(t, { authorizationModes: ['Magic'] }), /unknown authorization mode "Magic"/)
 })
+
+test('the server defaults to Node,RBAC with anonymous requests on, and parses the authorization flags', async () => {
+  const { parseFlags } = await import('../../bin/flags.js')
+  const defaults = parseFlags([], {})
+  assert.deepEqual(defaults.authorizationModes, ['Node', 'RBAC'])
+  assert.equal(defaults.anonymousAuth, true)
+  assert.equal(defaults.authorizationWebhookVersion, 'v1beta1')
+  assert.equal(defaults.authorizationWebhookCacheAuthorizedTtlMs, 300_000)
+  assert.equal(defaults.authorizationWebhookCacheUnauthorizedTtlMs, 30_000)
+  const f = parseFlags(['--authorization-mode=RBAC,Webhook', '--authorization-webhook-config-file', '/etc/wh.kubeconfig', '--authorization-webhook-version=v1',
+    '--authorization-webhook-cache-authorized-ttl=1m', '--authorization-webhook-cache-unauthorized-ttl=5s', '--authorization-policy-file=/etc/abac.jsonl', '--anonymous-auth=false'], {})
+  assert.deepEqual(f.authorizationModes, ['RBAC', 'Webhook'])
+  assert.equal(f.authorizationWebhookConfigFile, '/etc/wh.kubeconfig')
+  assert.equal(f.authorizationWebhookVersion, 'v1')
+  assert.equal(f.authorizationWebhookCacheAuthorizedTtlMs, 60_000)
+  assert.equal(f.authorizationWebhookCacheUnauthorizedTtlMs, 5000)
+  assert.equal(f.authorizationPolicyFile, '/etc/abac.jsonl')
+  assert.equal(f.anonymousAuth, false)
+  assert.throws(() => parseFlags(['--authorization-webhook-version=v2'], {}), /must be v1 or v1beta1/)
+})
