@@ -129,7 +129,9 @@ export class NodeGraph {
   async catchUp (): Promise<void> {
     const stores = this.stores()
     if (stores.length === 0) return
-    const revision = await this.fastify.storage.currentRevision()
+    // Best effort: with the database unreachable the caches' answer stands.
+    const revision = await this.fastify.storage.currentRevision().catch(() => undefined)
+    if (revision === undefined) return
     for (const s of stores) {
       if (s.cache.revision < revision) await s.cache.waitForRevision(revision, CATCH_UP_TIMEOUT_MS).catch(() => undefined)
     }

@@ -151,7 +151,9 @@ export default fp(async function rbacResolver (fastify: FastifyInstance) {
     },
     roleRefRules: (ref, namespace) => refRules(current(), ref, namespace),
     async catchUp () {
-      const revision = await fastify.storage.currentRevision()
+      // Best effort: with the database unreachable the caches' answer stands.
+      const revision = await fastify.storage.currentRevision().catch(() => undefined)
+      if (revision === undefined) return
       let waited = false
       for (const plural of KINDS) {
         const s = store(plural)
