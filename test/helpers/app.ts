@@ -22,12 +22,15 @@ export interface TestApp {
   request (opts: InjectOptions & { as?: TestUser | null }): Promise<LightMyRequestResponse>
 }
 
-export async function buildTestApp (t: { after (fn: () => unknown): void }, opts: Partial<AppOptions> = {}): Promise<TestApp> {
+/** `beforeReady` runs between building and starting the app (test-only kinds register there). */
+export async function buildTestApp (t: { after (fn: () => unknown): void }, opts: Partial<AppOptions> = {},
+  hooks: { beforeReady?: (app: FastifyInstance) => void } = {}): Promise<TestApp> {
   const databaseUrl = opts.databaseUrl ?? await freshDatabase(t)
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-tokens-'))
   const tokenAuthFile = join(dir, 'tokens.csv')
   writeFileSync(tokenAuthFile, Object.values(USERS).map(u => u.line).join('\n') + '\n')
   const app = await buildApp({ compactionIntervalMs: 0, tokenAuthFile, authorizationModes: ['AlwaysAllow'], ...opts, databaseUrl })
+  hooks.beforeReady?.(app)
   await app.ready()
   t.after(() => app.close())
   return {
