@@ -3,9 +3,25 @@ import type { Resource } from './define.js'
 import namespaces from './namespaces.js'
 import configmaps from './configmaps.js'
 import secrets from './secrets.js'
+import roles from './roles.js'
+import clusterroles from './clusterroles.js'
+import rolebindings from './rolebindings.js'
+import clusterrolebindings from './clusterrolebindings.js'
+import selfsubjectaccessreviews from './selfsubjectaccessreviews.js'
+import subjectaccessreviews from './subjectaccessreviews.js'
+import localsubjectaccessreviews from './localsubjectaccessreviews.js'
+import selfsubjectrulesreviews from './selfsubjectrulesreviews.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
   configmaps,
-  secrets
+  secrets,
+  roles,
+  clusterroles,
+  rolebindings,
+  clusterrolebindings,
+  selfsubjectaccessreviews,
+  subjectaccessreviews,
+  localsubjectaccessreviews,
+  selfsubjectrulesreviews
 ]

@@ -23,6 +23,7 @@ export interface PostgresStorageOptions {
 }
 
 const INT8_OID = 20
+const WRITE_TYPES = new Set(['create', 'update', 'delete'])
 const MAX_BATCH_OPS = 256
 const MAX_BATCH_BYTES = 8 << 20
 const LOG_BATCH = 1000
@@ -67,6 +68,8 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
 
   try {
     await query(pool, `BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_ID}); ${SCHEMA_SQL}; COMMIT`)
+    // Connected now, so the first write and the first log read pay no connection set-up.
+    await Promise.all([query(writePool, 'SELECT 1'), query(logPool, 'SELECT 1')])
   } catch (err) {
     await Promise.all([pool.end(), writePool.end(), logPool.end()])
     throw err
@@ -165,6 +168,9 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       if (closed) return Promise.reject(new StorageError('Unavailable', op.key, 'storage is closed'))
       let json: string
       try {
+        if (!WRITE_TYPES.has(op.type) || (op.type !== 'create' && !Number.isSafeInteger(op.expectRevision))) {
+          throw new TypeError(`invalid write of ${op.key}: type ${op.type}, expectRevision ${(op as { expectRevision?: unknown }).expectRevision}`)
+        }
         json = serialise(op.value)
       } catch (err) {
         return Promise.reject(err)
