@@ -20,8 +20,8 @@ export interface AdmissionAttributes {
   user: UserInfo
   dryRun: boolean
   /**
-   * Reads an object of any kind for lookups (namespaces, classes): from its watch cache, which
-   * may lag the database by a moment, else from the database.
+   * Reads the newest stored object of any kind for lookups (namespaces, classes): a consistent
+   * read, from the kind's watch cache once it has caught up with the database.
    */
   lookup (plural: string, group: string, namespace: string, name: string): Promise<AnyObject | undefined>
   /** Lists the current objects of a kind (from the watch cache). */

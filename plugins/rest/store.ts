@@ -114,7 +114,7 @@ export class GenericStore {
    * callers), or at least `atLeast` when the caller knows that revision already. From the
    * database itself when the cache lags too long.
    */
-  private async readCurrent (key: string, name: string, atLeast?: number): Promise<StoredObject | CachedObject | undefined> {
+  async readCurrent (key: string, name: string, atLeast?: number): Promise<StoredObject | CachedObject | undefined> {
     try {
       const rev = atLeast ?? await this.storage.currentRevision()
       if (this.cache.revision < rev) await this.cache.waitForRevision(rev, CACHE_READ_WAIT_MS)
@@ -249,10 +249,9 @@ export class GenericStore {
       lookup: async (plural, group, ns, n) => {
         const store = this.registry.find(plural, group)
         if (store === undefined) return undefined
-        // The watch cache first, as the reference server's listers; a key it lacks may be one
-        // written a moment ago, so the database is asked then.
-        const key = store.key(ns, n)
-        const found = store.cache.get(key) ?? await store.storage.get(key)
+        // A consistent read from the watch cache: as fresh as a database read (a namespace
+        // marked terminating a moment ago refuses new objects), for one shared revision query.
+        const found = await store.readCurrent(store.key(ns, n), n)
         return found === undefined ? undefined : JSON.parse(found.json)
       },
       list: (plural, group, ns) => {
