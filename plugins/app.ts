@@ -7,6 +7,7 @@ import health from './health.js'
 import version from './version.js'
 import rest, { BODY_LIMIT } from './rest/index.js'
 import discovery from './discovery.js'
+import openapi from './openapi/index.js'
 import storage from '../storage/plugin.js'
 import authn from '../auth/authn.js'
 import x509 from '../auth/authenticators/x509.js'
@@ -102,6 +103,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs } })
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   await app.register(discovery)
+  await app.register(openapi)
 
   await app.register(systemNamespaces)
   await app.register(namespaceController)

@@ -106,3 +106,12 @@ export const SERVICE_ACCOUNT_ANNOTATIONS = {
 
 /** The identity in-process controllers act as. */
 export const CONTROLLER_USER = { username: `system:${VENDOR}-controller-manager`, groups: ['system:authenticated'] } as const
+
+/**
+ * OpenAPI definition names follow the upstream Go package paths, which clients show in
+ * `kubectl explain` and use as stable references: `io.k8s.api.core.v1.ConfigMap`.
+ */
+export const OPENAPI_NAMES = {
+  apiPackagePrefix: 'io.k8s.api',
+  metaPackage: 'io.k8s.apimachinery.pkg.apis.meta.v1'
+} as const
