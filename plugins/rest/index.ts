@@ -166,7 +166,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const patch = decodeBody(request, [type])
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         const result = await store.update(ns, info.name, (old) => {
-          const patched = applyPatch(patchType, old, patch)
+          const patched = applyPatch(patchType, old, patch, r.schema)
           // A patch that names no resourceVersion is unconditional, whatever the stored one is.
           if ((patched.metadata as AnyObject | undefined)?.resourceVersion === old.metadata.resourceVersion && !mentionsResourceVersion(patch)) {
             delete (patched.metadata as AnyObject).resourceVersion
