@@ -3,16 +3,17 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
-import { badRequest, methodNotSupported, pathNotFound, unsupportedMediaType } from '../errors.js'
+import { badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../errors.js'
 import { keyPrefix, type AnyObject, type Resource, type Verb } from '../../resources/define.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
 import { negotiate } from './negotiation.js'
-import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty } from './options.js'
+import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty, type FieldValidation } from './options.js'
 import { sendDocument, sendList, sendObject, type EncodeOptions } from './encode.js'
 import { serveWatch, type WatchSettings } from './watch.js'
 import { applyPatch, PATCH_TYPES } from './patch.js'
 import { defaultManager } from './managed-fields.js'
+import { duplicateFields } from './duplicate-fields.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
 
@@ -89,6 +90,17 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   const caller = (request: FastifyRequest, fieldManager?: string): Caller =>
     ({ user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [] })
 
+  /** Repeated keys in a JSON body: refused under Strict, warned under Warn. */
+  const checkDuplicates = (request: FastifyRequest, fv: FieldValidation, c: Caller, r: Resource, name: string): void => {
+    if (fv === 'Ignore' || !mediaType(request).endsWith('json')) return
+    const body = request.body as Buffer | undefined
+    if (body === undefined || body.length === 0) return
+    const dups = duplicateFields(body.toString('utf8'))
+    if (dups.length === 0) return
+    if (fv === 'Strict') throw invalid({ group: r.group, kind: r.kind }, name, dups.map(field => ({ type: 'Duplicate' as const, field, value: field.split('.').pop() }))))
+    for (const f of dups) c.warnings.push(`duplicate field "${f}"`)
+  }
+
   const warn = (reply: FastifyReply, c: Caller): void => {
     if (c.warnings.length > 0) void reply.header('warning', c.warnings.map(w => `299 - ${JSON.stringify(w)}`))
   }
@@ -142,7 +154,9 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       case 'create': {
         const o = parseWriteOptions(query, 'CreateOptions')
         const c = caller(request, o.fieldManager)
-        const created = await store.create(ns, decodeObject(request, r.kind), o, c)
+        const body = decodeObject(request, r.kind)
+        checkDuplicates(request, o.fieldValidation, c, r, (body.metadata as AnyObject | undefined)?.name ?? '')
+        const created = await store.create(ns, body, o, c)
         warn(reply, c)
         return sendObject(reply, 201, r, created.json, enc)
       }
@@ -150,6 +164,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const o = parseWriteOptions(query, 'UpdateOptions')
         const c = caller(request, o.fieldManager)
         const body = decodeObject(request, r.kind)
+        checkDuplicates(request, o.fieldValidation, c, r, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         const result = await store.update(ns, info.name,
           (old) => subresource === undefined ? body : subresource.merge(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
@@ -164,6 +179,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const patchType = PATCH_TYPES[type]
         if (patchType === undefined) throw unsupportedMediaType(type, Object.keys(PATCH_TYPES))
         const patch = decodeBody(request, [type])
+        checkDuplicates(request, o.fieldValidation, c, r, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         const result = await store.update(ns, info.name, (old) => {
           const patched = applyPatch(patchType, old, patch, r.schema)
