@@ -97,7 +97,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     if (body === undefined || body.length === 0) return
     const dups = duplicateFields(body.toString('utf8'))
     if (dups.length === 0) return
-    if (fv === 'Strict') throw invalid({ group: r.group, kind: r.kind }, name, dups.map(field => ({ type: 'Duplicate' as const, field, value: field.split('.').pop() }))))
+    if (fv === 'Strict') throw invalid({ group: r.group, kind: r.kind }, name, dups.map(field => ({ type: 'Duplicate' as const, field, value: field.split('.').pop() })))
     for (const f of dups) c.warnings.push(`duplicate field "${f}"`)
   }
 
