@@ -18,13 +18,15 @@ export interface StoragePluginOptions {
   databaseUrl: string
   /** How often history older than one interval is compacted. Default 5 minutes; 0 disables. */
   compactionIntervalMs?: number
+  /** Compaction never drops the newest this-many revisions. Default 1000 (tests may pass 0). */
+  compactionMinRetain?: number
 }
 
 const DEFAULT_COMPACTION_INTERVAL_MS = 5 * 60_000
 
 export default fp<StoragePluginOptions>(async function storagePlugin (fastify: FastifyInstance, opts: StoragePluginOptions) {
   const logger = fastify.log.child({ component: 'storage' })
-  const storage = await createPostgresStorage({ url: opts.databaseUrl, logger })
+  const storage = await createPostgresStorage({ url: opts.databaseUrl, minRetain: opts.compactionMinRetain, logger })
   const watchCaches = createWatchCaches(storage, { logger })
   fastify.decorate('storage', storage)
   fastify.decorate('watchCaches', watchCaches)

@@ -22,6 +22,7 @@ export interface PostgresStorageOptions {
 }
 
 const INT8_OID = 20
+const WRITE_TYPES = new Set(['create', 'update', 'delete'])
 const MAX_BATCH_OPS = 256
 const MAX_BATCH_BYTES = 8 << 20
 const LOG_BATCH = 1000
@@ -151,6 +152,9 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       if (closed) return Promise.reject(new StorageError('Unavailable', op.key, 'storage is closed'))
       let json: string
       try {
+        if (!WRITE_TYPES.has(op.type) || (op.type !== 'create' && !Number.isSafeInteger(op.expectRevision))) {
+          throw new TypeError(`invalid write of ${op.key}: type ${op.type}, expectRevision ${(op as { expectRevision?: unknown }).expectRevision}`)
+        }
         json = serialise(op.value)
       } catch (err) {
         return Promise.reject(err)

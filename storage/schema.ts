@@ -67,7 +67,7 @@ BEGIN
       END IF;
     ELSIF NOT FOUND THEN
       code := 'NotFound'; rev := 0; RETURN NEXT; CONTINUE;
-    ELSIF existing <> expects[i] THEN
+    ELSIF existing IS DISTINCT FROM expects[i] THEN
       code := 'Conflict'; rev := existing; RETURN NEXT; CONTINUE;
     END IF;
 
@@ -79,9 +79,11 @@ BEGIN
     ELSIF ops[i] = 'update' THEN
       UPDATE objects SET revision = cur, value = v WHERE key = keys[i];
       INSERT INTO events (revision, key, type, value) VALUES (cur, keys[i], 'MODIFIED', v);
-    ELSE
+    ELSIF ops[i] = 'delete' THEN
       DELETE FROM objects WHERE key = keys[i];
       INSERT INTO events (revision, key, type, value) VALUES (cur, keys[i], 'DELETED', v);
+    ELSE
+      RAISE EXCEPTION 'unknown write op %', ops[i];
     END IF;
     code := 'ok'; rev := cur; RETURN NEXT;
   END LOOP;

@@ -108,7 +108,8 @@ export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = 
       if (caches.has(prefix)) throw new Error(`watch cache for ${prefix} already registered`)
       const cache = new Cache(storage, prefix, extractAttrs, o.windowSize ?? DEFAULT_WINDOW, opts.logger)
       caches.set(prefix, cache)
-      if (running) {
+      // Before the subscription exists, connect() fills it with the others.
+      if (unsubscribe !== undefined) {
         cache.holdLog()
         cache.fill().catch(() => {})
       }

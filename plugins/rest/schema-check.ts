@@ -35,10 +35,20 @@ export function checkAgainstSchema (schema: Schema, value: unknown, dropUnknown:
 function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): void {
   if (schema.anyOf !== undefined) {
     const actual = typeOf(value)
-    const branch = (schema.anyOf as Schema[]).find(b => b.type === undefined || fits(b.type, actual))
+    const candidates = (schema.anyOf as Schema[]).filter(b => b.type === undefined || fits(b.type, actual))
+    // The first branch the value satisfies wins; a trial walk on a copy keeps failed tries harmless.
+    const branch = candidates.find(b => {
+      const trial: SchemaCheck = { errors: [], unknown: [] }
+      walk(b, structuredClone(value), path, trial, false)
+      return trial.errors.length === 0
+    }) ?? candidates[0]
     if (branch === undefined) {
       const types = (schema.anyOf as Schema[]).map(b => b.type).filter(Boolean)
-      out.errors.push({ type: 'Invalid', field: path, value, detail: `must be of type ${types.join(' or ')}` })
+      out.errors.push({ type: 'Invalid', field: path, value, detail: `must be of type ${[...new Set(types)].join(' or ')}` })
+      return
+    }
+    if (candidates.length > 1 && candidates.every(b => b.const !== undefined)) {
+      if (!candidates.some(b => b.const === value)) out.errors.push({ type: 'NotSupported', field: path, value, supported: candidates.map(b => String(b.const)) })
       return
     }
     walk(branch, value, path, out, drop)

@@ -23,13 +23,16 @@ export interface TestApp {
 }
 
 export async function buildTestApp (t: { after (fn: () => unknown): void }, opts: Partial<AppOptions> = {}): Promise<TestApp> {
-  const databaseUrl = opts.databaseUrl ?? await freshDatabase(t)
+  // The app must close before its database is dropped; one after-hook does both in that order.
+  const cleanups: Array<() => unknown> = []
+  t.after(async () => { for (const fn of cleanups.reverse()) await fn() })
+  const databaseUrl = opts.databaseUrl ?? await freshDatabase({ after: (fn) => { cleanups.push(fn) } })
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-tokens-'))
   const tokenAuthFile = join(dir, 'tokens.csv')
   writeFileSync(tokenAuthFile, Object.values(USERS).map(u => u.line).join('\n') + '\n')
   const app = await buildApp({ compactionIntervalMs: 0, tokenAuthFile, ...opts, databaseUrl })
   await app.ready()
-  t.after(() => app.close())
+  cleanups.push(() => app.close())
   return {
     app,
     databaseUrl,

@@ -26,7 +26,7 @@ export function storageContract (name: string, make: MakeStorage): void {
   describe(`storage contract: ${name}`, () => {
     it('stamps the revision into resourceVersion and keeps the exact bytes', async (t) => {
       const s = await make(t)
-      const value = configMap('a', 'one', { b: '2', a: '\u0001 "quoted" é 😀', __proto__: 'x' } as any)
+      const value = configMap('a', 'one', JSON.parse('{"b":"2","a":"\\u0001 \\"quoted\\" é 😀","__proto__":"x"}'))
       const created = await s.write({ type: 'create', key: key('a', 'one'), value })
       assert.equal(created.revision, 1)
       assert.equal(created.json,

@@ -25,6 +25,15 @@ function collector (): { events: LogEvent[], positions: number[], onEvents: (eve
   return c
 }
 
+/** An extra connection; the database is dropped (forcing it out) before after-hooks end it. */
+async function connect (t: { after (fn: () => unknown): void }, url: string): Promise<pg.Client> {
+  const client = new pg.Client({ connectionString: url })
+  client.on('error', () => {})
+  await client.connect()
+  t.after(() => client.end())
+  return client
+}
+
 const revisionsOf = (events: LogEvent[]): number[] => events.map(e => e.revision)
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i)
 
@@ -41,16 +50,37 @@ describe('postgres storage', () => {
       (err: unknown) => err instanceof StorageError && err.code === 'Unavailable')
   })
 
+  it('fails every op of a batch whose connection dies with Unavailable, and recovers', async (t) => {
+    const db = await testDatabase(t)
+    const s = await db.open()
+    const admin = await connect(t, db.url)
+    // Hold the counter row so the batch is in flight when its backend is killed.
+    await admin.query('BEGIN')
+    await admin.query('SELECT value FROM revision FOR UPDATE')
+    const doomed = Promise.allSettled(Array.from({ length: 5 }, (_, i) => s.write({ type: 'create', key: key('ns', `d${i}`), value: configMap('ns', `d${i}`) })))
+    let pid: number | undefined
+    await eventually(async () => {
+      pid = (await admin.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query ILIKE '%apply_writes%'")).rows[0]?.pid
+      return pid !== undefined
+    }, 5000, 'the blocked batch')
+    const next = Promise.allSettled(Array.from({ length: 3 }, (_, i) => s.write({ type: 'create', key: key('ns', `n${i}`), value: configMap('ns', `n${i}`) })))
+    await admin.query('SELECT pg_terminate_backend($1)', [pid])
+    for (const r of await doomed) {
+      assert.equal(r.status, 'rejected')
+      assert.ok(r.status === 'rejected' && r.reason instanceof StorageError && r.reason.code === 'Unavailable', String((r as PromiseRejectedResult).reason))
+    }
+    await admin.query('ROLLBACK')
+    assert.deepEqual((await next).map(r => r.status === 'fulfilled' ? r.value.revision : r.reason), [1, 2, 3])
+  })
+
   it('uses the index for prefix ranges', async (t) => {
     const db = await testDatabase(t)
     await db.open()
-    const client = new pg.Client({ connectionString: db.url })
-    await client.connect()
-    t.after(() => client.end())
+    const client = await connect(t, db.url)
     await client.query('SET enable_seqscan = off')
     const { rows } = await client.query(
       `EXPLAIN SELECT key FROM objects WHERE key >= $1 AND key > '' AND key < $2 ORDER BY key`, [`${PREFIX}a/`, `${PREFIX}a0`])
-    assert.match(rows.map(r => r['QUERY PLAN']).join('\n'), /Index (Only )?Scan using objects_pkey[\s\S]*Index Cond: \(\(key >= /)
+    assert.match(rows.map(r => r['QUERY PLAN']).join('\n'), /Index (Only )?Scan (using|on) objects_pkey[\s\S]*Index Cond: \(\(key >= /)
   })
 })
 
@@ -62,9 +92,7 @@ describe('log subscription', () => {
     const got = collector()
     const unsubscribe = s.subscribe(0, got.onEvents)
     t.after(unsubscribe)
-    const admin = new pg.Client({ connectionString: db.url })
-    await admin.connect()
-    t.after(() => admin.end())
+    const admin = await connect(t, db.url)
     const listeners = async (): Promise<number[]> => (await admin.query(
       "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'")).rows.map(r => r.pid)
 
