@@ -27,6 +27,8 @@ export interface AppOptions {
   databaseUrl: string
   /** 0 disables compaction (tests that exercise it compact explicitly). */
   compactionIntervalMs?: number
+  /** Revisions compaction always keeps (default 1000); tests that compact explicitly lower it. */
+  compactionMinRetain?: number
   /** HTTPS with client-certificate authentication against `clientCA`. */
   tls?: { cert: string, key: string, clientCA?: string }
   logger?: FastifyServerOptions['logger']
@@ -75,7 +77,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors)
   await app.register(requestInfo)
-  await app.register(storage, { databaseUrl: opts.databaseUrl, compactionIntervalMs: opts.compactionIntervalMs })
+  await app.register(storage, { databaseUrl: opts.databaseUrl, compactionIntervalMs: opts.compactionIntervalMs, compactionMinRetain: opts.compactionMinRetain })
   await app.register(health)
   app.health.add('postgres', async () => { await app.storage.currentRevision() }, ['healthz', 'livez', 'readyz'])
   app.health.add('watch-caches', async () => {
