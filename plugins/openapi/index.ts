@@ -1,5 +1,6 @@
 // /openapi/v2 (JSON and gnostic protobuf) and /openapi/v3 (index plus one document per group
 // version), generated once the kinds are registered and cached with content-hash ETags.
+import { Readable } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { notAcceptable, pathNotFound } from '../errors.js'
@@ -61,7 +62,9 @@ export default fp(async function openapi (fastify: FastifyInstance) {
     const docs = v2Docs()
     if (as === 'protobuf') {
       if (notModified(request, reply, quote(docs.protobufHash))) return reply.code(304).send()
-      return reply.code(200).type(OPENAPI_V2_PROTOBUF).send(docs.protobuf)
+      // Fastify's content-type parser refuses the '@' of this media type for buffers; a stream
+      // payload keeps the header as set.
+      return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).header('content-length', docs.protobuf.length).send(Readable.from([docs.protobuf]))
     }
     if (notModified(request, reply, quote(docs.json.hash))) return reply.code(304).send()
     return reply.code(200).type(MEDIA_TYPES.json).send(docs.json.json)

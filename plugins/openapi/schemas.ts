@@ -77,6 +77,11 @@ const SHARED = new Map<TSchema, string>([
   [WatchEvent, meta('WatchEvent')]
 ])
 
+/** Optional() clones a schema shallowly, so shared object types are recognised by their properties. */
+const SHARED_BY_PROPERTIES = new Map<unknown, string>([...SHARED].map(([s, name]) => [(s as JsonSchema).properties, name]))
+const sharedName = (s: TSchema): string | undefined =>
+  SHARED.get(s) ?? ((s as JsonSchema).type === 'object' ? SHARED_BY_PROPERTIES.get((s as JsonSchema).properties) : undefined)
+
 export const SHARED_NAMES = {
   status: meta('Status'), deleteOptions: meta('DeleteOptions'), patch: meta('Patch'), watchEvent: meta('WatchEvent')
 } as const
@@ -108,7 +113,7 @@ export class SchemaBuilder {
   }
 
   convert (s: TSchema, top = false): JsonSchema {
-    const shared = top ? undefined : SHARED.get(s)
+    const shared = top ? undefined : sharedName(s)
     if (shared !== undefined) {
       this.define(shared, s)
       return this.refTo(shared, (s as JsonSchema).description)
