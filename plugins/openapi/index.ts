@@ -1,6 +1,5 @@
 // /openapi/v2 (JSON and gnostic protobuf) and /openapi/v3 (index plus one document per group
 // version), generated once the kinds are registered and cached with content-hash ETags.
-import { Readable } from 'node:stream'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { notAcceptable, pathNotFound } from '../errors.js'
@@ -9,9 +8,10 @@ import { versionInfo } from '../version.js'
 import { buildV2, buildV3, contentHash, v2Document, type Document } from './documents.js'
 import { encodeV2 } from './protobuf.js'
 
+/** What kubectl 1.27 and 1.28 ask for. */
 export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf'
-/** Older clients spell the version with a dot. */
-const OPENAPI_V2_PROTOBUF_DOTTED = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'
+/** What the answer is labelled, as upstream does: '@' is no token character, Go's mime parser refuses it. */
+export const OPENAPI_V2_PROTOBUF_DOTTED = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf'
 
 type Wanted = 'json' | 'protobuf'
 
@@ -62,9 +62,7 @@ export default fp(async function openapi (fastify: FastifyInstance) {
     const docs = v2Docs()
     if (as === 'protobuf') {
       if (notModified(request, reply, quote(docs.protobufHash))) return reply.code(304).send()
-      // Fastify's content-type parser refuses the '@' of this media type for buffers; a stream
-      // payload keeps the header as set.
-      return reply.code(200).header('content-type', OPENAPI_V2_PROTOBUF).header('content-length', docs.protobuf.length).send(Readable.from([docs.protobuf]))
+      return reply.code(200).type(OPENAPI_V2_PROTOBUF_DOTTED).send(docs.protobuf)
     }
     if (notModified(request, reply, quote(docs.json.hash))) return reply.code(304).send()
     return reply.code(200).type(MEDIA_TYPES.json).send(docs.json.json)

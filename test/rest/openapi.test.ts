@@ -3,7 +3,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp } from '../helpers/app.js'
 import { decodeV2 } from '../../plugins/openapi/protobuf.js'
-import { OPENAPI_V2_PROTOBUF } from '../../plugins/openapi/index.js'
+import { OPENAPI_V2_PROTOBUF, OPENAPI_V2_PROTOBUF_DOTTED } from '../../plugins/openapi/index.js'
 
 describe('openapi', () => {
   it('indexes every group version with a content hash, and serves it immutably under that hash', async (t) => {
@@ -73,7 +73,7 @@ describe('openapi', () => {
 
     const pb = await request({ method: 'GET', url: '/openapi/v2', headers: { accept: `${OPENAPI_V2_PROTOBUF}, application/json` } })
     assert.equal(pb.statusCode, 200)
-    assert.equal(pb.headers['content-type'], OPENAPI_V2_PROTOBUF)
+    assert.equal(pb.headers['content-type'], OPENAPI_V2_PROTOBUF_DOTTED)
     const decoded = decodeV2(pb.rawPayload)
     assert.equal(decoded.swagger, '2.0')
     const def = decoded.definitions.additional_properties.find((d: { name: string }) => d.name === 'io.k8s.api.core.v1.ConfigMap').value
