@@ -29,6 +29,8 @@ export interface AdmissionAttributes {
 
 export interface AdmissionPlugin {
   name: string
+  /** Runs whatever the flags say (checks that are part of a kind's storage upstream, such as RBAC escalation). */
+  alwaysOn?: boolean
   /** Whether this plugin looks at the request at all. */
   handles (a: AdmissionAttributes): boolean
   /** Mutating phase: may change a.object. Throw an ApiError to reject. */
@@ -70,7 +72,7 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
   for (const name of opts.disable ?? []) wanted.delete(name)
   const plugins: AdmissionPlugin[] = []
   const chain: AdmissionChain = {
-    add (plugin) { if (wanted.has(plugin.name)) plugins.push(plugin) },
+    add (plugin) { if (plugin.alwaysOn === true || wanted.has(plugin.name)) plugins.push(plugin) },
     async mutate (a) {
       for (const p of plugins) if (p.mutate !== undefined && p.handles(a)) await p.mutate(a)
     },

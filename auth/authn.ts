@@ -26,6 +26,10 @@ export interface AuthenticationChain {
 }
 
 export const AUTHENTICATED_GROUP = 'system:authenticated'
+/** Members hold every permission, whatever the authorizers say (escalation checks too). */
+export const PRIVILEGED_GROUP = 'system:masters'
+/** The identity the server's own start-up writes use (default roles, aggregation). */
+export const APISERVER_USER: UserInfo = { username: 'system:apiserver', groups: [PRIVILEGED_GROUP, AUTHENTICATED_GROUP] }
 
 declare module 'fastify' {
   interface FastifyInstance { authn: AuthenticationChain }

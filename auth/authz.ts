@@ -1,7 +1,7 @@
 // The authorization chain: modes in the configured order; the first Allow or Deny decides and
 // no opinion from every mode is 403.
 import fp from 'fastify-plugin'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../plugins/errors.js'
 import type { UserInfo } from './authn.js'
 
@@ -26,9 +26,28 @@ export interface Verdict { decision: Decision, reason?: string }
 /** Decides one request; must not throw for ordinary denials (return Deny). */
 export type Authorizer = (attrs: Attributes) => Promise<Verdict> | Verdict
 
+/** A rule as access reviews report it (rbac PolicyRule shape). */
+export interface ResourceRule { verbs: string[], apiGroups?: string[], resources?: string[], resourceNames?: string[] }
+export interface NonResourceRule { verbs: string[], nonResourceURLs: string[] }
+
+/** What a mode can tell about a user's rules in a namespace (SelfSubjectRulesReview). */
+export interface RuleSet {
+  resourceRules: ResourceRule[]
+  nonResourceRules: NonResourceRule[]
+  /** The mode could not list everything it would allow. */
+  incomplete: boolean
+  evaluationError?: string
+}
+
+/** Lists a user's rules in a namespace; modes that cannot list rules register none. */
+export type RuleResolver = (user: UserInfo, namespace: string) => Promise<RuleSet> | RuleSet
+
 export interface AuthorizationChain {
-  add (mode: string, authorizer: Authorizer): void
+  /** Appends a mode; without a rule resolver its rules count as incomplete in rules reviews. */
+  add (mode: string, authorizer: Authorizer, rules?: RuleResolver): void
   authorize (attrs: Attributes): Promise<Verdict>
+  /** The union of every mode's rules for a user in a namespace. */
+  rules (user: UserInfo, namespace: string): Promise<RuleSet>
 }
 
 declare module 'fastify' {
@@ -52,10 +71,25 @@ export function forbiddenMessage (a: Attributes, reason?: string): ApiError {
   return new ApiError(403, 'Forbidden', message, details)
 }
 
+/**
+ * A request's attributes. A list or watch pinned to one name by a `metadata.name` field selector
+ * carries that name, so rules limited by resourceNames can allow it.
+ */
+export function requestAttributes (request: FastifyRequest): Attributes {
+  const info = request.requestInfo
+  const listsOne = info.verb === 'list' || info.verb === 'watch'
+  return {
+    user: request.user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: info.path,
+    apiGroup: info.apiGroup, apiVersion: info.apiVersion, resource: info.resource, subresource: info.subresource,
+    namespace: info.namespace, name: info.name === '' && listsOne ? info.fieldSelectorName : info.name
+  }
+}
+
 export default fp(async function authz (fastify: FastifyInstance) {
   const modes: Array<[string, Authorizer]> = []
+  const resolvers: Array<[string, RuleResolver | undefined]> = []
   const chain: AuthorizationChain = {
-    add (mode, authorizer) { modes.push([mode, authorizer]) },
+    add (mode, authorizer, rules) { modes.push([mode, authorizer]); resolvers.push([mode, rules]) },
     async authorize (attrs) {
       const reasons: string[] = []
       for (const [, authorizer] of modes) {
@@ -64,16 +98,29 @@ export default fp(async function authz (fastify: FastifyInstance) {
         if (verdict.reason) reasons.push(verdict.reason)
       }
       return { decision: 'NoOpinion', reason: reasons.join(', ') }
+    },
+    async rules (user, namespace) {
+      const out: RuleSet = { resourceRules: [], nonResourceRules: [], incomplete: false }
+      const errors: string[] = []
+      for (const [mode, resolve] of resolvers) {
+        if (resolve === undefined) {
+          out.incomplete = true
+          errors.push(`${mode} authorizer does not support user rule resolution`)
+          continue
+        }
+        const part = await resolve(user, namespace)
+        out.resourceRules.push(...part.resourceRules)
+        out.nonResourceRules.push(...part.nonResourceRules)
+        if (part.incomplete) out.incomplete = true
+        if (part.evaluationError !== undefined) errors.push(part.evaluationError)
+      }
+      if (errors.length > 0) out.evaluationError = errors.join(', ')
+      return out
     }
   }
   fastify.decorate('authz', chain)
   fastify.addHook('preHandler', async (request) => {
-    const info = request.requestInfo
-    const attrs: Attributes = {
-      user: request.user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: info.path,
-      apiGroup: info.apiGroup, apiVersion: info.apiVersion, resource: info.resource, subresource: info.subresource,
-      namespace: info.namespace, name: info.name
-    }
+    const attrs = requestAttributes(request)
     const verdict = await chain.authorize(attrs)
     if (verdict.decision !== 'Allow') throw forbiddenMessage(attrs, verdict.reason)
   })

@@ -15,6 +15,11 @@ export interface Flags {
   tlsCertFile?: string
   tlsPrivateKeyFile?: string
   logLevel: string
+  authorizationWebhookConfigFile?: string
+  authorizationWebhookVersion: 'v1' | 'v1beta1'
+  authorizationWebhookCacheAuthorizedTtlMs: number
+  authorizationWebhookCacheUnauthorizedTtlMs: number
+  authorizationPolicyFile?: string
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -51,9 +56,12 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     shutdownDelayMs: 0,
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],
-    authorizationModes: ['AlwaysAllow'],
-    anonymousAuth: false,
-    logLevel: env.LOG_LEVEL ?? 'info'
+    authorizationModes: ['Node', 'RBAC'],
+    anonymousAuth: true,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    authorizationWebhookVersion: 'v1beta1',
+    authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
+    authorizationWebhookCacheUnauthorizedTtlMs: 30_000
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -82,6 +90,14 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'tls-cert-file': f.tlsCertFile = value; break
       case 'tls-private-key-file': f.tlsPrivateKeyFile = value; break
       case 'log-level': f.logLevel = value; break
+      case 'authorization-webhook-config-file': f.authorizationWebhookConfigFile = value; break
+      case 'authorization-webhook-version':
+        if (value !== 'v1' && value !== 'v1beta1') throw new Error(`invalid --authorization-webhook-version "${value}": must be v1 or v1beta1`)
+        f.authorizationWebhookVersion = value
+        break
+      case 'authorization-webhook-cache-authorized-ttl': f.authorizationWebhookCacheAuthorizedTtlMs = parseDuration(value); break
+      case 'authorization-webhook-cache-unauthorized-ttl': f.authorizationWebhookCacheUnauthorizedTtlMs = parseDuration(value); break
+      case 'authorization-policy-file': f.authorizationPolicyFile = value; break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

@@ -42,6 +42,15 @@ async function main (): Promise<void> {
       tokenAuthFile: flags.tokenAuthFile,
       anonymousAuth: flags.anonymousAuth,
       authorizationModes: flags.authorizationModes,
+      authorizationPolicyFile: flags.authorizationPolicyFile,
+      authorizationWebhook: flags.authorizationWebhookConfigFile === undefined
+        ? undefined
+        : {
+            configFile: flags.authorizationWebhookConfigFile,
+            version: flags.authorizationWebhookVersion,
+            authorizedTtlMs: flags.authorizationWebhookCacheAuthorizedTtlMs,
+            unauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs
+          },
       admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins }
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })

@@ -1,11 +1,12 @@
 // buildApp: the whole server as one Fastify instance, every stage a plugin, in pipeline order.
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import errors from './errors.js'
 import requestInfo from './request-info.js'
 import health from './health.js'
 import version from './version.js'
 import rest, { BODY_LIMIT } from './rest/index.js'
+import protobuf from './protobuf/index.js'
 import discovery from './discovery.js'
 import openapi from './openapi/index.js'
 import storage from '../storage/plugin.js'
@@ -16,6 +17,14 @@ import anonymous from '../auth/authenticators/anonymous.js'
 import authz from '../auth/authz.js'
 import alwaysAllow from '../auth/authorizers/always-allow.js'
 import alwaysDeny from '../auth/authorizers/always-deny.js'
+import rbacAuthorizer from '../auth/authorizers/rbac.js'
+import nodeAuthorizer from '../auth/authorizers/node.js'
+import abacAuthorizer from '../auth/authorizers/abac.js'
+import webhookAuthorizer, { type WebhookAuthorizerOptions } from '../auth/authorizers/webhook.js'
+import rbacResolver from '../auth/rbac/resolver.js'
+import rbacEscalation from '../admission/rbac-escalation.js'
+import rbacBootstrap from '../controllers/rbac-bootstrap.js'
+import clusterRoleAggregation from '../controllers/clusterrole-aggregation.js'
 import admission from '../admission/chain.js'
 import namespaceLifecycle from '../admission/namespace-lifecycle.js'
 import namespaceController from '../controllers/namespace.js'
@@ -27,25 +36,35 @@ export interface AppOptions {
   databaseUrl: string
   /** 0 disables compaction (tests that exercise it compact explicitly). */
   compactionIntervalMs?: number
-  /** Revisions compaction always keeps (default 1000); tests that compact explicitly lower it. */
+  /** Compaction never drops the newest this-many revisions (default 1000). */
   compactionMinRetain?: number
   /** HTTPS with client-certificate authentication against `clientCA`. */
   tls?: { cert: string, key: string, clientCA?: string }
   logger?: FastifyServerOptions['logger']
   tokenAuthFile?: string
   anonymousAuth?: boolean
-  /** --authorization-mode, in order. */
+  /** --authorization-mode, in order; default Node,RBAC. */
   authorizationModes?: string[]
+  /** --authorization-policy-file (ABAC mode). */
+  authorizationPolicyFile?: string
+  /** --authorization-webhook-* (Webhook mode). */
+  authorizationWebhook?: WebhookAuthorizerOptions
   admission?: { enable?: string[], disable?: string[] }
   bookmarkIntervalMs?: number
 }
 
-const AUTHORIZERS: Record<string, typeof alwaysAllow> = {
+// Each mode's plugin gets its options from modeOptions below.
+const AUTHORIZERS: Record<string, FastifyPluginAsync<any> | FastifyPluginCallback<any>> = {
   AlwaysAllow: alwaysAllow,
-  AlwaysDeny: alwaysDeny
+  AlwaysDeny: alwaysDeny,
+  RBAC: rbacAuthorizer,
+  Node: nodeAuthorizer,
+  ABAC: abacAuthorizer,
+  Webhook: webhookAuthorizer
 }
 
 export const AUTHORIZATION_MODES = Object.keys(AUTHORIZERS)
+export const DEFAULT_AUTHORIZATION_MODES = ['Node', 'RBAC']
 
 /** A kind as a Fastify plugin: it registers itself with the generic REST machinery. */
 export const resourcePlugin = (r: Resource) =>
@@ -93,15 +112,19 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   if (opts.anonymousAuth === true) await app.register(anonymous)
 
   await app.register(authz)
-  for (const mode of opts.authorizationModes ?? ['AlwaysAllow']) {
+  await app.register(rbacResolver)
+  const modeOptions: Record<string, unknown> = { ABAC: { policyFile: opts.authorizationPolicyFile }, Webhook: opts.authorizationWebhook }
+  for (const mode of opts.authorizationModes ?? DEFAULT_AUTHORIZATION_MODES) {
     const plugin = AUTHORIZERS[mode]
     if (plugin === undefined) throw new Error(`unknown authorization mode "${mode}"; known modes: ${AUTHORIZATION_MODES.join(', ')}`)
-    await app.register(plugin)
+    await app.register(plugin, modeOptions[mode] ?? {})
   }
 
   await app.register(admission, opts.admission ?? {})
   await app.register(namespaceLifecycle)
+  await app.register(rbacEscalation)
 
+  await app.register(protobuf)
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs } })
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   await app.register(discovery)
@@ -109,5 +132,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(systemNamespaces)
   await app.register(namespaceController)
+  await app.register(rbacBootstrap)
+  await app.register(clusterRoleAggregation)
   return app
 }

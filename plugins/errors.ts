@@ -41,7 +41,7 @@ export interface FieldError {
   supported?: string[]
 }
 
-/** A group and resource, as error messages name them (`configmaps`, `storageclasses.storage.svc.io`). */
+/** A group and resource, as error messages name them (`configmaps`, `storageclasses.storage.example.io`). */
 export interface GroupResource { group: string, resource: string }
 
 /** An error a client sees: it carries the Status it renders as. */

@@ -2,6 +2,7 @@
 // before routing: authentication and authorization need it for every request.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { GROUP_ALIASES } from '../resources/naming.js'
 
 export interface RequestInfo {
   isResourceRequest: boolean
@@ -16,6 +17,19 @@ export interface RequestInfo {
   subresource: string
   name: string
   parts: string[]
+  /** The name a `metadata.name=` field selector pins a list or watch to ('' when none). */
+  fieldSelectorName: string
+  /** The API group as written in the path, when it is an upstream alias of `apiGroup`. */
+  pathGroup: string
+}
+
+/** The value of a `metadata.name=x` (or `==`) requirement in a field selector. */
+function pinnedName (selector: string | null): string {
+  for (const part of (selector ?? '').split(',')) {
+    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(part)
+    if (m !== null) return m[1]!
+  }
+  return ''
 }
 
 const truthy = (v: string | undefined): boolean => v !== undefined && v !== '' && v !== 'false' && v !== '0'
@@ -26,7 +40,7 @@ export function parseRequestInfo (method: string, url: string): RequestInfo {
   const query = new URLSearchParams(qIndex === -1 ? '' : url.slice(qIndex + 1))
   const info: RequestInfo = {
     isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
-    namespace: '', resource: '', subresource: '', name: '', parts: []
+    namespace: '', resource: '', subresource: '', name: '', parts: [], fieldSelectorName: '', pathGroup: ''
   }
   const segments = path.replace(/^\/+|\/+$/g, '').split('/').map(s => { try { return decodeURIComponent(s) } catch { return s } })
   if (segments[0] !== 'api' && segments[0] !== 'apis') return info
@@ -35,6 +49,11 @@ export function parseRequestInfo (method: string, url: string): RequestInfo {
   if (info.apiPrefix === 'apis') {
     if (rest.length < 2) return info
     info.apiGroup = rest[0]!
+    const alias = GROUP_ALIASES[info.apiGroup]
+    if (alias !== undefined) {
+      info.pathGroup = info.apiGroup
+      info.apiGroup = alias
+    }
     rest = rest.slice(1)
   } else if (rest.length < 1) return info
   info.apiVersion = rest[0]!
@@ -66,6 +85,7 @@ export function parseRequestInfo (method: string, url: string): RequestInfo {
 
   if (info.name === '' && info.verb === 'get') info.verb = truthy(query.get('watch') ?? undefined) ? 'watch' : 'list'
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection'
+  if (info.name === '' && (info.verb === 'list' || info.verb === 'watch')) info.fieldSelectorName = pinnedName(query.get('fieldSelector'))
   return info
 }
 

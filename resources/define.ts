@@ -1,6 +1,8 @@
 // What a kind is: a declarative definition the generic REST machinery serves.
 import type { Static, TObject } from '@sinclair/typebox'
 import type { FieldError } from '../plugins/errors.js'
+import type { UserInfo } from '../auth/authn.js'
+import type { Attributes, RuleSet, Verdict } from '../auth/authz.js'
 
 export type Scope = 'Namespaced' | 'Cluster'
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
@@ -57,6 +59,23 @@ export interface Column<T = AnyObject> {
   value: (obj: T) => string | number | boolean | null | undefined
 }
 
+/** What a virtual kind's create sees: the caller, the path's namespace and the authorizers. */
+export interface VirtualContext {
+  user: UserInfo
+  /** The namespace in the request path ('' for cluster-scoped kinds). */
+  namespace: string
+  /** Runs the authorization chain on attributes (the caller's own or another user's). */
+  authorize (attrs: Attributes): Promise<Verdict>
+  /** The union of every authorization mode's rules for a user in a namespace. */
+  rules (user: UserInfo, namespace: string): Promise<RuleSet>
+}
+
+/** A kind that is never stored: POST answers with what `create` returns (access reviews, token reviews). */
+export interface VirtualKind {
+  /** Returns the answer object (its status filled); throws ApiError for bad input. */
+  create (body: AnyObject, ctx: VirtualContext): Promise<AnyObject>
+}
+
 export type NameRule = 'DNSSubdomain' | 'DNSLabel' | 'PathSegment'
 
 export interface ResourceDefinition<S extends TObject = TObject> {
@@ -87,6 +106,8 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   deleteReturns?: 'Status' | 'Object'
   /** Whether metadata.generation is kept; default: when the schema has `spec`. */
   generation?: boolean
+  /** Create-only and never stored; verbs default to ['create']. */
+  virtual?: VirtualKind
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */
@@ -105,7 +126,7 @@ export interface Resource extends ResourceDefinition<TObject> {
 export function defineResource<S extends TObject> (def: ResourceDefinition<S>): Resource {
   return {
     ...(def as unknown as ResourceDefinition<TObject>),
-    verbs: def.verbs ?? [...ALL_VERBS],
+    verbs: def.verbs ?? (def.virtual !== undefined ? ['create'] : [...ALL_VERBS]),
     apiVersion: def.group === '' ? def.version : `${def.group}/${def.version}`,
     listKind: `${def.kind}List`,
     nameRule: def.nameRule ?? 'DNSSubdomain',

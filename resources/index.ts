@@ -4,10 +4,26 @@ import namespaces from './namespaces.js'
 import configmaps from './configmaps.js'
 import secrets from './secrets.js'
 import events from './events.js'
+import roles from './roles.js'
+import clusterroles from './clusterroles.js'
+import rolebindings from './rolebindings.js'
+import clusterrolebindings from './clusterrolebindings.js'
+import selfsubjectaccessreviews from './selfsubjectaccessreviews.js'
+import subjectaccessreviews from './subjectaccessreviews.js'
+import localsubjectaccessreviews from './localsubjectaccessreviews.js'
+import selfsubjectrulesreviews from './selfsubjectrulesreviews.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
   configmaps,
   secrets,
-  events
+  events,
+  roles,
+  clusterroles,
+  rolebindings,
+  clusterrolebindings,
+  selfsubjectaccessreviews,
+  subjectaccessreviews,
+  localsubjectaccessreviews,
+  selfsubjectrulesreviews
 ]

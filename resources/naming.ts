@@ -115,3 +115,27 @@ export const OPENAPI_NAMES = {
   apiPackagePrefix: 'io.k8s.api',
   metaPackage: 'io.k8s.apimachinery.pkg.apis.meta.v1'
 } as const
+/** The bytes before every protobuf message: the upstream `k8s\0`, which real clients hard-code. */
+export const PROTOBUF_ENVELOPE_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00]
+
+/** RBAC's own labels and annotations, and the upstream names it must accept. */
+export const RBAC = {
+  /** Labels by which `admin`, `edit` and `view` collect the rules of other ClusterRoles. */
+  aggregateTo: (role: 'admin' | 'edit' | 'view'): string => `${GROUPS.rbac}/aggregate-to-${role}`,
+  /** `false` stops the server from reconciling a default role or binding at start. */
+  autoupdateAnnotation: `${GROUPS.rbac}/autoupdate`,
+  bootstrappingValue: 'rbac-defaults'
+} as const
+
+/** Upstream groups real clients hard-code in paths; requests to them are served by our group. */
+export const GROUP_ALIASES: Readonly<Record<string, string>> = {
+  [upstreamGroup('authorization')]: GROUPS.authorization,
+  // kubectl create role/rolebinding/clusterrole/clusterrolebinding use typed upstream clients.
+  [upstreamGroup('rbac.authorization')]: GROUPS.rbac
+}
+
+/** Our name of a group a client may spell the upstream way (roleRef.apiGroup from kubectl). */
+export const canonicalGroup = (name: string): string => GROUP_ALIASES[name] ?? name
+
+/** The ABAC policy file format is upstream's, group name included. */
+export const ABAC_API_VERSION = 'abac.authorization.kubernetes.io/v1beta1'

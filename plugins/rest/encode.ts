@@ -9,6 +9,11 @@ import { partialObjectMetadata, table, type IncludeObject } from './table.js'
 export interface EncodeOptions { repr: Representation, pretty: boolean, includeObject: IncludeObject }
 
 function sendText (reply: FastifyReply, code: number, json: string, o: EncodeOptions): FastifyReply {
+  if (o.repr.as === 'protobuf') {
+    // An object its message cannot hold in full goes out as JSON, which every protobuf client also accepts.
+    const body = reply.server.protobuf.tryEncode(JSON.parse(json))
+    if (body !== undefined) return reply.code(code).type(o.repr.mediaType).send(body)
+  }
   if (o.repr.as === 'yaml') return reply.code(code).type(MEDIA_TYPES.yaml).send(toYaml(JSON.parse(json)))
   const body = o.pretty ? JSON.stringify(JSON.parse(json), null, 2) + '\n' : json
   return reply.code(code).type(MEDIA_TYPES.json).send(body)

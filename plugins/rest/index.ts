@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
 import { badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../errors.js'
 import { keyPrefix, type AnyObject, type Resource, type Verb } from '../../resources/define.js'
-import { MEDIA_TYPES } from '../../resources/naming.js'
+import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
 import { negotiate } from './negotiation.js'
 import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty, type FieldValidation } from './options.js'
@@ -14,6 +14,7 @@ import { serveWatch, type WatchSettings } from './watch.js'
 import { applyPatch, PATCH_TYPES } from './patch.js'
 import { defaultManager } from './managed-fields.js'
 import { duplicateFields } from './duplicate-fields.js'
+import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
 
@@ -32,7 +33,7 @@ declare module 'fastify' {
 
 type Query = Record<string, string | string[] | undefined>
 
-const BODY_TYPES = [MEDIA_TYPES.json, MEDIA_TYPES.yaml]
+const BODY_TYPES = [MEDIA_TYPES.json, MEDIA_TYPES.yaml, ...PROTOBUF_MEDIA_TYPES]
 
 function mediaType (request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
@@ -52,7 +53,12 @@ function decodeBody (request: FastifyRequest, allowed: string[]): unknown {
   }
 }
 
-function decodeObject (request: FastifyRequest, kind: string): AnyObject {
+function decodeRequestObject (request: FastifyRequest, kind: string): AnyObject {
+  if (PROTOBUF_MEDIA_TYPES.includes(mediaType(request))) {
+    const { apiGroup, apiVersion } = request.requestInfo
+    const expected = { apiVersion: apiGroup === '' ? apiVersion : `${apiGroup}/${apiVersion}`, kind }
+    return decodeProtobufObject(request.server.protobuf, request.body as Buffer | undefined, expected, kind === 'DeleteOptions' ? [`${GROUPS.meta}/v1`] : [])
+  }
   const value = decodeBody(request, BODY_TYPES)
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${kind})`)
@@ -129,14 +135,40 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     }
     if (!allowedHere()) throw methodNotSupported(gr, verb === ('' as Verb) ? request.method : verb)
     const transforms = verb === 'get' || verb === 'list' || verb === 'watch'
-    const enc: EncodeOptions = { repr: negotiate(request.headers.accept, transforms), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
+    const enc: EncodeOptions = { repr: negotiate(request.headers.accept, transforms, fastify.protobuf.supports(r.apiVersion, r.kind)), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
     const ns = info.namespace
+    // A kind reached through an upstream group alias (clients that hard-code upstream paths)
+    // takes and answers that group's apiVersion.
+    const alias = info.pathGroup === '' ? undefined : `${info.pathGroup}/${r.version}`
+    const objectJson = (json: string): string => alias === undefined ? json : json.replace(`"apiVersion":${JSON.stringify(r.apiVersion)}`, `"apiVersion":${JSON.stringify(alias)}`)
+    const decodeObject = (req: FastifyRequest, kind: string): AnyObject => {
+      const obj = decodeRequestObject(req, kind)
+      if (alias !== undefined && obj.apiVersion === alias) obj.apiVersion = r.apiVersion
+      return obj
+    }
+
+    if (r.virtual !== undefined) {
+      const body = decodeObject(request, r.kind)
+      const apiVersion = `${info.pathGroup === '' ? r.group : info.pathGroup}/${r.version}`
+      if (body.apiVersion !== undefined && body.apiVersion !== apiVersion && body.apiVersion !== r.apiVersion) {
+        throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`)
+      }
+      if (body.kind !== undefined && body.kind !== r.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`)
+      const answer = await r.virtual.create(body, {
+        user: request.user,
+        namespace: ns,
+        authorize: (attrs) => fastify.authz.authorize(attrs),
+        rules: (user, namespace) => fastify.authz.rules(user, namespace)
+      })
+      const { kind: _kind, apiVersion: _apiVersion, ...fields } = answer
+      return sendDocument(reply, 201, { kind: r.kind, apiVersion, ...fields }, enc)
+    }
 
     switch (verb) {
       case 'get': {
         const found = await store.get(ns, info.name, (query.resourceVersion as string | undefined) ?? undefined)
         if (request.method === 'HEAD') return reply.code(200).type(MEDIA_TYPES.json).send()
-        return sendObject(reply, 200, r, found.json, enc)
+        return sendObject(reply, 200, r, objectJson(found.json), enc)
       }
       case 'list': {
         const o = parseListOptions(query)
@@ -158,7 +190,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         checkDuplicates(request, o.fieldValidation, c, r, (body.metadata as AnyObject | undefined)?.name ?? '')
         const created = await store.create(ns, body, o, c)
         warn(reply, c)
-        return sendObject(reply, 201, r, created.json, enc)
+        return sendObject(reply, 201, r, objectJson(created.json), enc)
       }
       case 'update': {
         const o = parseWriteOptions(query, 'UpdateOptions')
@@ -170,7 +202,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           (old) => subresource === undefined ? body : subresource.merge(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
           { ...o, subresource: sub, createBody: body }, c)
         warn(reply, c)
-        return sendObject(reply, result.created ? 201 : 200, r, result.json, enc)
+        return sendObject(reply, result.created ? 201 : 200, r, objectJson(result.json), enc)
       }
       case 'patch': {
         const o = parseWriteOptions(query, 'PatchOptions')
@@ -190,7 +222,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           return subresource === undefined ? patched : subresource.merge(patched, { ...old, metadata: { ...old.metadata, resourceVersion: (patched.metadata as AnyObject | undefined)?.resourceVersion } })
         }, { ...o, subresource: sub }, c)
         warn(reply, c)
-        return sendObject(reply, 200, r, result.json, enc)
+        return sendObject(reply, 200, r, objectJson(result.json), enc)
       }
       case 'delete': {
         const body = (request.body as Buffer | undefined)?.length ? decodeObject(request, 'DeleteOptions') : undefined
@@ -198,7 +230,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const c = caller(request)
         const result = await store.delete(ns, info.name, o, c)
         warn(reply, c)
-        if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, result.deleted ? 200 : 202, r, result.json, enc)
+        if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, result.deleted ? 200 : 202, r, objectJson(result.json), enc)
         const details: AnyObject = { name: info.name }
         if (r.group !== '') details.group = r.group
         details.kind = r.plural
@@ -222,7 +254,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   for (const url of ['/api/*', '/apis/*']) {
     fastify.route({ method: [...methods], url, handler: dispatch, exposeHeadRoute: false })
   }
-}, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission'] })
+}, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission', 'protobuf', 'authz'] })
 
 /** Whether a patch document sets metadata.resourceVersion itself (a precondition). */
 function mentionsResourceVersion (patch: unknown): boolean {

@@ -7,6 +7,8 @@ export type Representation =
   | { as: 'yaml' }
   | { as: 'Table', apiVersion: string }
   | { as: 'PartialObjectMetadata', apiVersion: string }
+  /** The kind's protobuf message in the envelope; `mediaType` is the name the client asked for. */
+  | { as: 'protobuf', mediaType: string }
 
 interface MediaRange { type: string, params: Record<string, string>, q: number }
 
@@ -26,12 +28,14 @@ function parseAccept (header: string): MediaRange[] {
 
 const SUPPORTED = [MEDIA_TYPES.json, MEDIA_TYPES.yaml]
 const TABLE_VERSIONS = new Set(['v1', 'v1beta1'])
+const PROTOBUF: readonly string[] = [MEDIA_TYPES.protobuf, MEDIA_TYPES.upstreamProtobuf]
 
 /**
  * The first acceptable representation. `transforms` allows Table and metadata-only answers
- * (resource reads); other endpoints speak plain JSON or YAML only. Throws 406 when nothing fits.
+ * (resource reads); other endpoints speak plain JSON or YAML only. `protobuf` allows the binary
+ * envelope (kinds with a message). Throws 406 when nothing fits.
  */
-export function negotiate (accept: string | undefined, transforms: boolean): Representation {
+export function negotiate (accept: string | undefined, transforms: boolean, protobuf = false): Representation {
   if (accept === undefined || accept.trim() === '') return { as: 'json' }
   for (const r of parseAccept(accept)) {
     const as = r.params.as
@@ -46,6 +50,7 @@ export function negotiate (accept: string | undefined, transforms: boolean): Rep
     }
     if (r.type === MEDIA_TYPES.json || r.type === '*/*' || r.type === 'application/*') return { as: 'json' }
     if (r.type === MEDIA_TYPES.yaml) return { as: 'yaml' }
+    if (protobuf && PROTOBUF.includes(r.type)) return { as: 'protobuf', mediaType: r.type }
   }
-  throw notAcceptable(SUPPORTED)
+  throw notAcceptable(protobuf ? [...SUPPORTED, ...PROTOBUF] : SUPPORTED)
 }

@@ -37,7 +37,9 @@ export interface Registry {
 }
 
 const RV_WAIT_MS = 3000
-const MAX_UPDATE_ATTEMPTS = 8
+/** Unconditional updates retry conflicts for as long as a request may take, as GuaranteedUpdate does. */
+const RETRY_CONFLICTS_MS = 60_000
+const MAX_PRECONDITION_ATTEMPTS = 8
 const GENERATE_NAME_ATTEMPTS = 8
 const NAME_SUFFIX_CHARS = 'bcdfghjklmnpqrstvwxz2456789'
 
@@ -367,7 +369,8 @@ export class GenericStore {
   async update (namespace: string, name: string, change: (old: AnyObject) => AnyObject, opts: WriteOptions & { subresource: string, createBody?: AnyObject },
     caller: Caller): Promise<{ json: string, created: boolean }> {
     const key = this.key(namespace, name)
-    for (let attempt = 1; ; attempt++) {
+    const deadline = Date.now() + RETRY_CONFLICTS_MS
+    for (;;) {
       const current = await this.translate(() => this.storage.get(key), name)
       if (current === undefined) {
         if (opts.createBody !== undefined && this.resource.strategy.allowCreateOnUpdate === true && opts.subresource === '') {
@@ -387,7 +390,7 @@ export class GenericStore {
         const result = await this.updateOnce(namespace, name, current, old, obj, opts, caller)
         return { json: result, created: false }
       } catch (err) {
-        if (!conditional && err instanceof StorageError && err.code === 'Conflict' && attempt < MAX_UPDATE_ATTEMPTS) continue
+        if (!conditional && err instanceof StorageError && err.code === 'Conflict' && Date.now() < deadline) continue
         throw this.translateError(err, name)
       }
     }
@@ -483,7 +486,7 @@ export class GenericStore {
         const stored = await this.storage.write({ type: 'delete', key, value: old as any, expectRevision: current.revision })
         return { json: stored.json, object: old, deleted: true }
       } catch (err) {
-        if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_UPDATE_ATTEMPTS) {
+        if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_PRECONDITION_ATTEMPTS) {
           if (err.code === 'NotFound') throw notFound(this.gr, name)
           continue
         }

@@ -32,13 +32,16 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
 
   const raw = reply.raw
   reply.hijack()
-  raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'x-content-type-options': 'nosniff' })
+  // A protobuf stream is length-prefixed WatchEvent frames, named as the client asked with `stream=watch`.
+  const contentType = repr.as === 'protobuf' ? `${repr.mediaType};stream=watch` : 'application/json'
+  raw.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private', 'x-content-type-options': 'nosniff' })
   raw.flushHeaders()
 
   let closed = false
   let lastRv = rv ?? 0
   let columnsSent = false
-  const encode = (type: string, json: string): string => {
+  const encode = (type: string, json: string): string | Buffer => {
+    if (repr.as === 'protobuf') return request.server.protobuf.watchFrame(type, JSON.parse(json) as AnyObject)
     if (repr.as === 'Table') {
       const t = table(r, [JSON.parse(json) as AnyObject], { resourceVersion: (JSON.parse(json) as AnyObject).metadata?.resourceVersion ?? '' }, 'Metadata', repr.apiVersion, !columnsSent)
       columnsSent = true
@@ -49,7 +52,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     }
     return `{"type":"${type}","object":${json}}\n`
   }
-  const send = (chunk: string): void => {
+  const send = (chunk: string | Buffer): void => {
     if (closed) return
     raw.write(chunk)
     if (raw.writableLength > MAX_BUFFERED_BYTES) finish()
@@ -57,7 +60,8 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
   const bookmark = (revision: number, annotations?: Record<string, string>): void => {
     const metadata: AnyObject = { resourceVersion: String(revision) }
     if (annotations !== undefined) metadata.annotations = annotations
-    send(`{"type":"BOOKMARK","object":${JSON.stringify({ kind: r.kind, apiVersion: r.apiVersion, metadata })}}\n`)
+    const object = { kind: r.kind, apiVersion: r.apiVersion, metadata }
+    send(repr.as === 'protobuf' ? request.server.protobuf.watchFrame('BOOKMARK', object) : `{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`)
   }
 
   let handle: { stop(): void } | undefined
@@ -87,7 +91,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     const status = err instanceof StorageError && err.code === 'Compacted'
       ? expired(`too old resource version: ${rv ?? 0} (${err.revision ?? 0})`).status
       : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: 'InternalError', code: 500 }
-    send(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`)
+    send(repr.as === 'protobuf' ? request.server.protobuf.watchFrame('ERROR', status) : `{"type":"ERROR","object":${JSON.stringify(status)}}\n`)
     finish()
   }
 

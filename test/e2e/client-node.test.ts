@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as k8s from '@kubernetes/client-node'
-import { startTestServer } from '../helpers/server.js'
+import { startTestServer } from '../helpers/tls-app.js'
 
 const until = async (what: string, cond: () => boolean, ms = 15_000): Promise<void> => {
   const deadline = Date.now() + ms

@@ -6,7 +6,7 @@ import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startTestServer, type TestServer } from '../helpers/server.js'
+import { startTestServer, type TestServer } from '../helpers/tls-app.js'
 
 const KUBECTL_DIR = '/usr/lib/google-cloud-sdk/bin'
 const VERSIONS = existsSync(KUBECTL_DIR)

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createInterface } from 'node:readline'
-import { startTestServer } from '../helpers/server.js'
+import { startTestServer } from '../helpers/tls-app.js'
 
 const PYTHON = '/usr/bin/python3'
 const hasClient = spawnSync(PYTHON, ['-c', 'import kubernetes'], { stdio: 'ignore' }).status === 0

@@ -22,7 +22,9 @@ export interface TestApp {
   request (opts: InjectOptions & { as?: TestUser | null }): Promise<LightMyRequestResponse>
 }
 
-export async function buildTestApp (t: { after (fn: () => unknown): void }, opts: Partial<AppOptions> = {}): Promise<TestApp> {
+/** `beforeReady` runs between building and starting the app (test-only kinds register there). */
+export async function buildTestApp (t: { after (fn: () => unknown): void }, opts: Partial<AppOptions> = {},
+  hooks: { beforeReady?: (app: FastifyInstance) => void } = {}): Promise<TestApp> {
   // The app must close before its database is dropped; one after-hook does both in that order.
   const cleanups: Array<() => unknown> = []
   t.after(async () => { for (const fn of cleanups.reverse()) await fn() })
@@ -30,7 +32,8 @@ export async function buildTestApp (t: { after (fn: () => unknown): void }, opts
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-tokens-'))
   const tokenAuthFile = join(dir, 'tokens.csv')
   writeFileSync(tokenAuthFile, Object.values(USERS).map(u => u.line).join('\n') + '\n')
-  const app = await buildApp({ compactionIntervalMs: 0, tokenAuthFile, ...opts, databaseUrl })
+  const app = await buildApp({ compactionIntervalMs: 0, tokenAuthFile, authorizationModes: ['AlwaysAllow'], ...opts, databaseUrl })
+  hooks.beforeReady?.(app)
   await app.ready()
   cleanups.push(() => app.close())
   return {

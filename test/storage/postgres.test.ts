@@ -60,7 +60,7 @@ describe('postgres storage', () => {
     const doomed = Promise.allSettled(Array.from({ length: 5 }, (_, i) => s.write({ type: 'create', key: key('ns', `d${i}`), value: configMap('ns', `d${i}`) })))
     let pid: number | undefined
     await eventually(async () => {
-      pid = (await admin.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query ILIKE '%apply_writes%'")).rows[0]?.pid
+      pid = (await admin.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query ILIKE '%apply_writes%'")).rows[0]?.pid
       return pid !== undefined
     }, 5000, 'the blocked batch')
     const next = Promise.allSettled(Array.from({ length: 3 }, (_, i) => s.write({ type: 'create', key: key('ns', `n${i}`), value: configMap('ns', `n${i}`) })))

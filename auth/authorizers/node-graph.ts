@@ -1,0 +1,161 @@
+// What each node may read: the objects that the pods bound to it reference, rebuilt from the
+// watch caches of pods, claims, volumes and attachments after any of them changes. Kinds this
+// server does not serve simply contribute nothing.
+import type { FastifyInstance } from 'fastify'
+import type { AnyObject } from '../../resources/define.js'
+import { GROUPS } from '../../resources/naming.js'
+import type { GenericStore } from '../../plugins/rest/store.js'
+
+type Kind = 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'persistentvolumes' | 'volumeattachments'
+
+const SOURCES: ReadonlyArray<[string, string]> = [
+  ['pods', ''], ['persistentvolumeclaims', ''], ['persistentvolumes', ''], ['volumeattachments', GROUPS.storage]
+]
+const CATCH_UP_TIMEOUT_MS = 3000
+
+const key = (kind: Kind, namespace: string, name: string): string => `${kind}/${namespace}/${name}`
+
+/** Names under `ref[field]` of each object in a list, skipping blanks. */
+const names = (values: unknown[], get: (v: AnyObject) => unknown): string[] =>
+  values.map(v => get((v ?? {}) as AnyObject)).filter((n): n is string => typeof n === 'string' && n !== '')
+
+/** Secrets a volume source names through a `secretRef`-style field (flex, iscsi, rbd, cephfs, csi...). */
+function volumeSecretNames (source: AnyObject): string[] {
+  const out: string[] = []
+  for (const v of Object.values(source)) {
+    if (typeof v !== 'object' || v === null) continue
+    for (const field of ['secretRef', 'nodePublishSecretRef', 'nodeStageSecretRef', 'nodeExpandSecretRef', 'controllerPublishSecretRef', 'controllerExpandSecretRef']) {
+      const ref = (v as AnyObject)[field]
+      if (typeof ref?.name === 'string' && ref.name !== '') out.push(ref.name)
+    }
+    if (typeof (v as AnyObject).secretName === 'string' && source.secret === undefined) out.push((v as AnyObject).secretName)
+  }
+  return out
+}
+
+/** Everything a pod references in its own namespace, by kind. */
+export function podReferences (pod: AnyObject): { secrets: string[], configmaps: string[], claims: string[] } {
+  const spec = (pod.spec ?? {}) as AnyObject
+  const secrets = names(spec.imagePullSecrets ?? [], v => v.name)
+  const configmaps: string[] = []
+  const claims: string[] = []
+  for (const vol of (spec.volumes ?? []) as AnyObject[]) {
+    if (vol.secret?.secretName) secrets.push(vol.secret.secretName)
+    if (vol.configMap?.name) configmaps.push(vol.configMap.name)
+    for (const src of (vol.projected?.sources ?? []) as AnyObject[]) {
+      if (src.secret?.name) secrets.push(src.secret.name)
+      if (src.configMap?.name) configmaps.push(src.configMap.name)
+    }
+    if (vol.persistentVolumeClaim?.claimName) claims.push(vol.persistentVolumeClaim.claimName)
+    if (vol.ephemeral !== undefined && typeof vol.name === 'string') claims.push(`${pod.metadata?.name}-${vol.name}`)
+    secrets.push(...volumeSecretNames(vol))
+  }
+  const containers = [...(spec.initContainers ?? []), ...(spec.containers ?? []), ...(spec.ephemeralContainers ?? [])] as AnyObject[]
+  for (const c of containers) {
+    for (const e of (c.envFrom ?? []) as AnyObject[]) {
+      if (e.secretRef?.name) secrets.push(e.secretRef.name)
+      if (e.configMapRef?.name) configmaps.push(e.configMapRef.name)
+    }
+    for (const e of (c.env ?? []) as AnyObject[]) {
+      if (e.valueFrom?.secretKeyRef?.name) secrets.push(e.valueFrom.secretKeyRef.name)
+      if (e.valueFrom?.configMapKeyRef?.name) configmaps.push(e.valueFrom.configMapKeyRef.name)
+    }
+  }
+  return { secrets, configmaps, claims }
+}
+
+export class NodeGraph {
+  private edges: Map<string, Set<string>> | undefined
+  private watches: Array<{ stop (): void }> = []
+  private stopped = false
+
+  constructor (private readonly fastify: FastifyInstance) {}
+
+  private stores (): GenericStore[] {
+    return SOURCES.map(([plural, group]) => this.fastify.resources.find(plural, group)).filter((s): s is GenericStore => s !== undefined)
+  }
+
+  private objects (plural: string, group: string): AnyObject[] {
+    const s = this.fastify.resources.find(plural, group)
+    return s === undefined ? [] : s.cache.list(s.prefix).map(o => JSON.parse(o.json) as AnyObject)
+  }
+
+  private build (): Map<string, Set<string>> {
+    const edges = new Map<string, Set<string>>()
+    const allow = (node: string, k: string): void => {
+      let set = edges.get(node)
+      if (set === undefined) edges.set(node, set = new Set())
+      set.add(k)
+    }
+    const claims = new Map<string, AnyObject>()
+    for (const c of this.objects('persistentvolumeclaims', '')) claims.set(`${c.metadata.namespace}/${c.metadata.name}`, c)
+    const volumes = new Map<string, AnyObject>()
+    for (const v of this.objects('persistentvolumes', '')) volumes.set(v.metadata.name, v)
+    for (const pod of this.objects('pods', '')) {
+      const node = pod.spec?.nodeName
+      if (typeof node !== 'string' || node === '') continue
+      const ns = pod.metadata.namespace as string
+      const refs = podReferences(pod)
+      for (const s of refs.secrets) allow(node, key('secrets', ns, s))
+      for (const c of refs.configmaps) allow(node, key('configmaps', ns, c))
+      for (const claimName of refs.claims) {
+        allow(node, key('persistentvolumeclaims', ns, claimName))
+        const volumeName = claims.get(`${ns}/${claimName}`)?.spec?.volumeName
+        if (typeof volumeName !== 'string' || volumeName === '') continue
+        allow(node, key('persistentvolumes', '', volumeName))
+        const pv = volumes.get(volumeName)
+        if (pv === undefined) continue
+        for (const [field, source] of Object.entries((pv.spec ?? {}) as AnyObject)) {
+          if (typeof source !== 'object' || source === null || field === 'claimRef') continue
+          for (const ref of ['secretRef', 'nodePublishSecretRef', 'nodeStageSecretRef', 'nodeExpandSecretRef', 'controllerPublishSecretRef', 'controllerExpandSecretRef']) {
+            const r = (source as AnyObject)[ref]
+            if (typeof r?.name === 'string') allow(node, key('secrets', r.namespace ?? ns, r.name))
+          }
+        }
+      }
+    }
+    for (const va of this.objects('volumeattachments', GROUPS.storage)) {
+      if (typeof va.spec?.nodeName === 'string') allow(va.spec.nodeName, key('volumeattachments', '', va.metadata.name))
+    }
+    return edges
+  }
+
+  related (node: string, kind: Kind, namespace: string, name: string): boolean {
+    this.edges ??= this.build()
+    return this.edges.get(node)?.has(key(kind, namespace, name)) ?? false
+  }
+
+  /** Waits until the source caches hold every committed write, then rebuilds. */
+  async catchUp (): Promise<void> {
+    const stores = this.stores()
+    if (stores.length === 0) return
+    // Best effort: with the database unreachable the caches' answer stands.
+    const revision = await this.fastify.storage.currentRevision().catch(() => undefined)
+    if (revision === undefined) return
+    for (const s of stores) {
+      if (s.cache.revision < revision) await s.cache.waitForRevision(revision, CATCH_UP_TIMEOUT_MS).catch(() => undefined)
+    }
+    this.edges = undefined
+  }
+
+  async start (): Promise<void> {
+    for (const s of this.stores()) {
+      await s.cache.ready
+      this.subscribe(s)
+    }
+    this.edges = undefined
+  }
+
+  private subscribe (s: GenericStore): void {
+    if (this.stopped) return
+    this.watches.push(s.cache.watch(s.prefix, s.cache.revision, () => { this.edges = undefined }, () => {
+      this.edges = undefined
+      if (!this.stopped) setTimeout(() => this.subscribe(s), 1000).unref()
+    }))
+  }
+
+  stop (): void {
+    this.stopped = true
+    for (const w of this.watches) w.stop()
+  }
+}

@@ -1,0 +1,91 @@
+// ClusterRole aggregation: every ClusterRole with an aggregationRule holds the union of the rules
+// of the ClusterRoles its selectors match, recomputed whenever any ClusterRole changes.
+import fp from 'fastify-plugin'
+import { isDeepStrictEqual } from 'node:util'
+import type { FastifyInstance } from 'fastify'
+import { GROUPS } from '../resources/naming.js'
+import { ApiError } from '../plugins/errors.js'
+import type { AnyObject } from '../resources/define.js'
+import type { GenericStore } from '../plugins/rest/store.js'
+import { matchesLabels, type LabelSelector } from '../plugins/rest/selectors.js'
+import { APISERVER_USER } from '../auth/authn.js'
+
+const OPERATORS: Record<string, LabelSelector[number]['op']> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' }
+
+/** A metav1.LabelSelector object as requirements; an empty selector matches everything. */
+export function selectorRequirements (s: AnyObject): LabelSelector {
+  const out: LabelSelector = Object.entries((s.matchLabels ?? {}) as Record<string, string>).map(([key, v]) => ({ key, op: '=' as const, values: [v] }))
+  for (const e of (s.matchExpressions ?? []) as AnyObject[]) {
+    const op = OPERATORS[e.operator]
+    if (op !== undefined) out.push({ key: e.key, op, values: e.values ?? [] })
+  }
+  return out
+}
+
+/** The rules an aggregated role should hold: matched roles in name order, duplicates dropped. */
+export function aggregatedRules (role: AnyObject, all: AnyObject[]): AnyObject[] {
+  const rules: AnyObject[] = []
+  const sorted = [...all].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
+  for (const selector of role.aggregationRule?.clusterRoleSelectors ?? []) {
+    const requirements = selectorRequirements(selector)
+    for (const other of sorted) {
+      if (other.metadata.name === role.metadata.name) continue
+      if (!matchesLabels(requirements, other.metadata.labels ?? {})) continue
+      for (const r of other.rules ?? []) if (!rules.some(x => isDeepStrictEqual(x, r))) rules.push(r)
+    }
+  }
+  return rules
+}
+
+export default fp(async function clusterRoleAggregation (fastify: FastifyInstance) {
+  let watch: { stop (): void } | undefined
+  let stopped = false
+  let running = false
+  let again = false
+
+  const store = (): GenericStore => fastify.resources.find('clusterroles', GROUPS.rbac)!
+  const options = { dryRun: false, fieldValidation: 'Ignore' as const, force: false, subresource: '' }
+
+  async function syncAll (): Promise<void> {
+    const s = store()
+    const all = s.cache.list(s.prefix).map(o => JSON.parse(o.json) as AnyObject)
+    for (const role of all) {
+      if (role.aggregationRule === undefined || role.aggregationRule === null) continue
+      const want = aggregatedRules(role, all)
+      if (isDeepStrictEqual(want, role.rules ?? [])) continue
+      try {
+        await s.update('', role.metadata.name, (old) => ({ ...old, rules: aggregatedRules(old, all) }), options,
+          { user: APISERVER_USER, manager: 'clusterrole-aggregation-controller', warnings: [] })
+      } catch (err) {
+        // A concurrent change brings its own event and another pass.
+        if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err
+      }
+    }
+  }
+
+  /** Coalesces bursts of events into one pass at a time, with one more pass if events arrived during it. */
+  function schedule (): void {
+    if (stopped) return
+    if (running) { again = true; return }
+    running = true
+    void syncAll()
+      .catch((err: unknown) => { fastify.log.warn({ err }, 'clusterrole aggregation failed; will retry on the next change') })
+      .finally(() => {
+        running = false
+        if (again) { again = false; setImmediate(schedule) }
+      })
+  }
+
+  fastify.addHook('onReady', async () => {
+    const s = store()
+    await s.cache.ready
+    watch = s.cache.watch(s.prefix, s.cache.revision, () => schedule(), (err) => {
+      if (!stopped) fastify.log.warn({ err }, 'clusterrole aggregation watch ended')
+    })
+    await syncAll()
+  })
+  fastify.addHook('onClose', async () => {
+    stopped = true
+    watch?.stop()
+  })
+}, { name: 'controller:clusterrole-aggregation', dependencies: ['rest'] })

@@ -1,0 +1,31 @@
+// SelfSubjectAccessReview (authorization v1, create only, never stored): may I do this?
+import { Type } from '@sinclair/typebox'
+import { defineResource } from './define.js'
+import { objectSchema } from './meta.js'
+import { GROUPS } from './naming.js'
+import { NonResourceAttributes, ResourceAttributes, review, specOf, SubjectAccessReviewStatus, throwIfInvalid, validateAttributesChoice } from './access-review.js'
+
+const schema = objectSchema(`${GROUPS.authorization}/v1`, 'SelfSubjectAccessReview', {
+  spec: Type.Object({
+    resourceAttributes: Type.Optional(ResourceAttributes),
+    nonResourceAttributes: Type.Optional(NonResourceAttributes)
+  }, { additionalProperties: false }),
+  status: Type.Optional(SubjectAccessReviewStatus)
+}, 'SelfSubjectAccessReview checks whether the caller may perform an action.')
+
+export default defineResource({
+  group: GROUPS.authorization,
+  version: 'v1',
+  kind: 'SelfSubjectAccessReview',
+  plural: 'selfsubjectaccessreviews',
+  singular: 'selfsubjectaccessreview',
+  scope: 'Cluster',
+  schema,
+  virtual: {
+    async create (body, ctx) {
+      const spec = specOf(body)
+      throwIfInvalid('SelfSubjectAccessReview', validateAttributesChoice(spec))
+      return await review(body, spec, ctx.user, ctx)
+    }
+  }
+})
