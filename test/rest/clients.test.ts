@@ -32,16 +32,39 @@ describe('real clients', () => {
     assert.deepEqual(events[0].object.rows[0].cells.slice(0, 2), ['a', 2])
   })
 
-  it('answers the aggregated-discovery Accept with the legacy documents as application/json', async (t) => {
+  it('answers the aggregated-discovery Accept with an APIGroupDiscoveryList of the version asked first', async (t) => {
     const { request } = await buildTestApp(t)
-    for (const v of ['v2', 'v2beta1']) {
-      const accept = `application/json;g=apidiscovery.k8s.io;v=${v};as=APIGroupDiscoveryList,application/json`
-      for (const url of ['/api', '/apis']) {
-        const r = await request({ method: 'GET', url, headers: { accept } })
-        assert.equal(r.statusCode, 200)
-        assert.match(r.headers['content-type'] as string, /^application\/json/)
-        assert.equal(r.json().kind, url === '/api' ? 'APIVersions' : 'APIGroupList')
-      }
+    const cases = [
+      { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json', v: 'v2' },
+      { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json', v: 'v2beta1' }
+    ]
+    for (const c of cases) {
+      const core = await request({ method: 'GET', url: '/api', headers: { accept: c.accept } })
+      assert.equal(core.statusCode, 200)
+      assert.equal(core.headers['content-type'], `application/json;g=apidiscovery.k8s.io;v=${c.v};as=APIGroupDiscoveryList`)
+      const list = core.json()
+      assert.equal(list.kind, 'APIGroupDiscoveryList')
+      assert.equal(list.apiVersion, `apidiscovery.k8s.io/${c.v}`)
+      assert.equal(list.items.length, 1)
+      assert.equal(list.items[0].metadata.name, '')
+      const v1 = list.items[0].versions[0]
+      assert.equal(v1.version, 'v1')
+      assert.equal(v1.freshness, 'Current')
+      assert.deepEqual(v1.resources.find((r: { resource: string }) => r.resource === 'configmaps'), {
+        resource: 'configmaps', responseKind: { group: '', version: 'v1', kind: 'ConfigMap' }, scope: 'Namespaced', singularResource: 'configmap',
+        verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['cm']
+      })
+      const ns = v1.resources.find((r: { resource: string }) => r.resource === 'namespaces')
+      assert.equal(ns.scope, 'Cluster')
+      assert.deepEqual(ns.subresources.map((s: { subresource: string, verbs: string[] }) => [s.subresource, s.verbs]), [['status', ['get', 'patch', 'update']], ['finalize', ['update']]])
+      const named = (await request({ method: 'GET', url: '/apis', headers: { accept: c.accept } })).json()
+      assert.ok(named.items.every((g: { metadata: { name: string } }) => g.metadata.name !== ''))
+    }
+    // Plain JSON first (or only) gets the classic documents.
+    for (const [url, kind] of [['/api', 'APIVersions'], ['/apis', 'APIGroupList']]) {
+      const r = await request({ method: 'GET', url, headers: { accept: 'application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' } })
+      assert.match(r.headers['content-type'] as string, /^application\/json; charset=utf-8$/)
+      assert.equal(r.json().kind, kind)
     }
     const resources = (await request({ method: 'GET', url: '/api/v1' })).json()
     assert.deepEqual(resources.resources.find((r: { name: string }) => r.name === 'configmaps'),
