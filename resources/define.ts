@@ -57,7 +57,8 @@ export interface Column<T = AnyObject> {
   value: (obj: T) => string | number | boolean | null | undefined
 }
 
-export type NameRule = 'DNSSubdomain' | 'DNSLabel' | 'PathSegment'
+/** A named rule, or a function returning the problems of a name (kinds with names of their own, as CSIDriver). */
+export type NameRule = 'DNSSubdomain' | 'DNSLabel' | 'PathSegment' | ((name: string) => Array<{ type: 'Invalid' | 'TooLong', detail: string }>)
 
 export interface ResourceDefinition<S extends TObject = TObject> {
   /** '' for the core group (/api/v1). */

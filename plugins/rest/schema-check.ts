@@ -1,6 +1,7 @@
 // One pass over a request body against its kind's JSON schema: fills defaults, finds unknown
 // fields (dropped, warned or refused by fieldValidation) and type errors, with k8s field paths.
 import type { FieldError } from '../errors.js'
+import { canonicalQuantity, QUANTITY_MESSAGE } from '../../resources/quantity.js'
 
 type Schema = Record<string, any>
 
@@ -30,6 +31,23 @@ export function checkAgainstSchema (schema: Schema, value: unknown, dropUnknown:
   const out: SchemaCheck = { errors: [], unknown: [] }
   walk(schema, value, '', out, dropUnknown)
   return out
+}
+
+/** Strings of format `quantity` are rewritten in canonical form; returns the value to keep. */
+function walkValue (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): unknown {
+  walk(schema, value, path, out, drop)
+  if (schema.format !== 'quantity' || typeof value !== 'string') return value
+  const canonical = canonicalQuantity(value)
+  if (canonical === undefined) {
+    out.errors.push({ type: 'Invalid', field: path, value, detail: QUANTITY_MESSAGE })
+    return value
+  }
+  return canonical
+}
+
+// Keys such as `__proto__` are legal map keys: define, never assign.
+function setIfChanged (obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (obj[key] !== value) Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
 function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): void {
@@ -68,7 +86,7 @@ function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, d
     }
     case 'array': {
       const arr = value as unknown[]
-      if (schema.items !== undefined) arr.forEach((item, i) => walk(schema.items, item, `${path}[${i}]`, out, drop))
+      if (schema.items !== undefined) arr.forEach((item, i) => { arr[i] = walkValue(schema.items, item, `${path}[${i}]`, out, drop) })
       return
     }
     case 'object': {
@@ -78,16 +96,16 @@ function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, d
       for (const key of Object.keys(obj)) {
         const child = props[key]
         if (child !== undefined) {
-          walk(child, obj[key], join(path, key), out, drop)
+          setIfChanged(obj, key, walkValue(child, obj[key], join(path, key), out, drop))
           continue
         }
         if (patterns !== undefined) {
           const valueSchema = Object.values(patterns)[0]!
-          walk(valueSchema, obj[key], `${path}[${key}]`, out, drop)
+          setIfChanged(obj, key, walkValue(valueSchema, obj[key], `${path}[${key}]`, out, drop))
           continue
         }
         if (typeof schema.additionalProperties === 'object') {
-          walk(schema.additionalProperties, obj[key], `${path}[${key}]`, out, drop)
+          setIfChanged(obj, key, walkValue(schema.additionalProperties, obj[key], `${path}[${key}]`, out, drop))
           continue
         }
         if (schema.additionalProperties === false) {

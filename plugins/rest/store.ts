@@ -271,9 +271,14 @@ export class GenericStore {
     if (typeof meta.name !== 'string' || meta.name === '') {
       errors.push({ type: 'Required', field: 'metadata.name', detail: isCreate ? 'name or generateName is required' : undefined })
     } else {
-      const problems = this.resource.nameRule === 'DNSLabel' ? dnsLabelProblems(meta.name)
-        : this.resource.nameRule === 'PathSegment' ? pathSegmentProblems(meta.name) : dnsSubdomainProblems(meta.name)
-      errors.push(...invalidEach('metadata.name', meta.name, problems))
+      const rule = this.resource.nameRule
+      if (typeof rule === 'function') {
+        for (const p of rule(meta.name)) errors.push({ type: p.type, field: 'metadata.name', value: meta.name, detail: p.detail })
+      } else {
+        const problems = rule === 'DNSLabel' ? dnsLabelProblems(meta.name)
+          : rule === 'PathSegment' ? pathSegmentProblems(meta.name) : dnsSubdomainProblems(meta.name)
+        errors.push(...invalidEach('metadata.name', meta.name, problems))
+      }
     }
     if (this.resource.namespaced && (typeof meta.namespace !== 'string' || meta.namespace === '')) errors.push({ type: 'Required', field: 'metadata.namespace' })
     errors.push(...validateLabels(meta.labels ?? undefined, 'metadata.labels'))
