@@ -46,6 +46,8 @@ export interface SubresourceDefinition<T = AnyObject> {
   verbs?: Verb[]
   /** The main resource keeps this part from the stored object on update (status). */
   ownedByMainResource?: false
+  /** Create keeps the status the client sent (Node: its agent reports status when registering). */
+  keepOnCreate?: boolean
 }
 
 export interface Column<T = AnyObject> {

@@ -344,7 +344,7 @@ export class GenericStore {
     const ctx = this.context(namespace, caller, opts.dryRun)
     const attrs = this.admissionAttributes('CREATE', namespace, meta.name ?? '', '', caller, opts.dryRun, obj)
     await this.admission.mutate(attrs)
-    if (this.resource.subresources.status !== undefined) delete obj.status
+    if (this.resource.subresources.status !== undefined && this.resource.subresources.status.keepOnCreate !== true) delete obj.status
     this.resource.strategy.prepareForCreate?.(obj, ctx)
     this.validateOrThrow(obj, undefined, ctx)
     await this.admission.validate(attrs)
