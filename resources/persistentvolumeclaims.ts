@@ -60,8 +60,8 @@ export default defineResource({
         was.resources = { ...(was.resources ?? {}), requests: now.resources?.requests }
         if (now.volumeAttributesClassName !== undefined) was.volumeAttributesClassName = now.volumeAttributesClassName
       }
-      for (const s of [was, now]) if (s.resources !== undefined && s.resources.requests === undefined) delete s.resources.requests
-      if (!isDeepStrictEqual(was, now)) errors.push({ type: 'Forbidden' as const, field: 'spec', detail: SPEC_IMMUTABLE })
+      // Compared as JSON: a field set to undefined is a field absent.
+      if (!isDeepStrictEqual(JSON.parse(JSON.stringify(was)), JSON.parse(JSON.stringify(now)))) errors.push({ type: 'Forbidden' as const, field: 'spec', detail: SPEC_IMMUTABLE })
       if (compareQuantities(pvc.spec?.resources?.requests?.storage, old.spec?.resources?.requests?.storage) < 0) {
         errors.push({ type: 'Forbidden' as const, field: 'spec.resources.requests.storage', detail: 'field can not be less than previous value' })
       }
