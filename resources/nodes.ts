@@ -1,7 +1,7 @@
 // Node (core v1, cluster scope): a machine pods run on; its agent reports status.
 import { Type } from '@sinclair/typebox'
 import { defineResource, type AnyObject, type SubresourceDefinition } from './define.js'
-import { Int32, objectSchema } from './meta.js'
+import { AGE_COLUMN, Int32, objectSchema } from './meta.js'
 import { LABELS } from './naming.js'
 import { AtomicList, Condition, MapList, ObjectReference, ResourceList, Taint, validateResourceList, validateTaints } from './core-types.js'
 import { dnsSubdomainProblems } from './validation.js'
@@ -108,6 +108,7 @@ export default defineResource({
   columns: [
     { name: 'Status', type: 'string', description: 'The readiness of the node', value: readyText },
     { name: 'Roles', type: 'string', description: 'The roles of the node', value: roles },
+    AGE_COLUMN,
     { name: 'Version', type: 'string', description: 'The version of the node agent', value: (n: Node) => n.status?.nodeInfo?.kubeletVersion ?? '' },
     { name: 'Internal-IP', type: 'string', priority: 1, description: 'The internal address', value: (n: Node) => address(n, 'InternalIP') },
     { name: 'External-IP', type: 'string', priority: 1, description: 'The external address', value: (n: Node) => address(n, 'ExternalIP') },

@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource } from './define.js'
-import { objectSchema } from './meta.js'
+import { AGE_COLUMN, objectSchema } from './meta.js'
 import { accessModesText, AtomicList, Condition, MapList, ResourceList } from './core-types.js'
 import { normalizeDataSources, PersistentVolumeClaimSpec, validateClaimSpec } from './claim-spec.js'
 import { compareQuantities } from './quantity.js'
@@ -75,6 +75,7 @@ export default defineResource({
     { name: 'Access Modes', type: 'string', description: 'The access modes of the bound volume', value: (c: Claim) => c.spec?.volumeName ? accessModesText(c.status?.accessModes) : '' },
     { name: 'StorageClass', type: 'string', description: 'The storage class of the claim', value: (c: Claim) => c.spec?.storageClassName ?? '' },
     { name: 'VolumeAttributesClass', type: 'string', description: 'The volume attributes class of the claim', value: (c: Claim) => c.spec?.volumeAttributesClassName ?? '<unset>' },
+    AGE_COLUMN,
     { name: 'VolumeMode', type: 'string', priority: 1, description: 'The volume mode of the claim', value: (c: Claim) => c.spec?.volumeMode ?? '' }
   ],
   fieldSelectors: { name: (c: Claim) => c.metadata?.name }

@@ -2,7 +2,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource } from './define.js'
-import { objectSchema, Timestamp } from './meta.js'
+import { AGE_COLUMN, objectSchema, Timestamp } from './meta.js'
 import { accessModesText, immutable } from './core-types.js'
 import { PersistentVolumeSpec, validatePersistentVolumeSpec } from './persistent-volume-spec.js'
 import { PERSISTENT_VOLUME_SOURCES } from './volumes.js'
@@ -64,6 +64,7 @@ export default defineResource({
     { name: 'StorageClass', type: 'string', description: 'The storage class of the volume', value: (v: Volume) => v.spec?.storageClassName ?? '' },
     { name: 'VolumeAttributesClass', type: 'string', description: 'The volume attributes class of the volume', value: (v: Volume) => v.spec?.volumeAttributesClassName ?? '<unset>' },
     { name: 'Reason', type: 'string', description: 'Why the volume is in its phase', value: (v: Volume) => v.status?.reason ?? '' },
+    AGE_COLUMN,
     { name: 'VolumeMode', type: 'string', priority: 1, description: 'The volume mode of the volume', value: (v: Volume) => v.spec?.volumeMode ?? '' }
   ],
   fieldSelectors: { name: (v: Volume) => v.metadata?.name }

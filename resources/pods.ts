@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource, type FieldError } from './define.js'
-import { Int32, Int64, objectSchema, StringMap, Timestamp } from './meta.js'
+import { AGE_COLUMN, Int32, Int64, objectSchema, StringMap, Timestamp } from './meta.js'
 import {
   AtomicList, Condition, LocalObjectReference, MapList, ResourceList, ResourceRequirements, Toleration,
   validateRequirements, validateResourceList, validateTolerations
@@ -361,6 +361,7 @@ export default defineResource({
     { name: 'Ready', type: 'string', description: 'The number of ready containers', value: readiness },
     { name: 'Status', type: 'string', description: 'The state of the pod', value: podStatus },
     { name: 'Restarts', type: 'string', description: 'The number of container restarts', value: (p: Pod) => String(((p.status?.containerStatuses ?? []) as Pod[]).reduce((n, s) => n + (s.restartCount ?? 0), 0)) },
+    AGE_COLUMN,
     { name: 'IP', type: 'string', priority: 1, description: 'The IP address of the pod', value: (p: Pod) => p.status?.podIP || '<none>' },
     { name: 'Node', type: 'string', priority: 1, description: 'The node the pod runs on', value: (p: Pod) => p.spec?.nodeName || '<none>' },
     { name: 'Nominated Node', type: 'string', priority: 1, description: 'The node nominated by preemption', value: (p: Pod) => p.status?.nominatedNodeName || '<none>' },

@@ -106,7 +106,7 @@ describe('persistentvolumeclaims', () => {
 
   it('shows the columns kubectl shows', async () => {
     const res = await app().request({ method: 'GET', url: claims, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })
-    assert.deepEqual(res.json().columnDefinitions.map((c: any) => c.name), ['Name', 'Status', 'Volume', 'Capacity', 'Access Modes', 'StorageClass', 'VolumeAttributesClass', 'VolumeMode', 'Age'])
+    assert.deepEqual(res.json().columnDefinitions.map((c: any) => c.name), ['Name', 'Status', 'Volume', 'Capacity', 'Access Modes', 'StorageClass', 'VolumeAttributesClass', 'Age', 'VolumeMode'])
   })
 })
 
@@ -167,8 +167,9 @@ describe('persistentvolumes', () => {
     const bound = await patch({ spec: { claimRef: { namespace: 'default', name: 'data' } } })
     assert.equal(bound.statusCode, 200, bound.body)
     const table = await app().request({ method: 'GET', url: `${volumes}/${name}`, headers: { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } })
-    assert.deepEqual(table.json().columnDefinitions.map((c: any) => c.name), ['Name', 'Capacity', 'Access Modes', 'Reclaim Policy', 'Status', 'Claim', 'StorageClass', 'VolumeAttributesClass', 'Reason', 'VolumeMode', 'Age'])
-    assert.deepEqual(table.json().rows[0].cells.slice(0, 10), [name, '10Gi', 'RWO', 'Retain', 'Pending', 'default/data', '', '<unset>', '', 'Filesystem'])
+    assert.deepEqual(table.json().columnDefinitions.map((c: any) => c.name), ['Name', 'Capacity', 'Access Modes', 'Reclaim Policy', 'Status', 'Claim', 'StorageClass', 'VolumeAttributesClass', 'Reason', 'Age', 'VolumeMode'])
+    assert.deepEqual(table.json().rows[0].cells.slice(0, 9), [name, '10Gi', 'RWO', 'Retain', 'Pending', 'default/data', '', '<unset>', ''])
+    assert.equal(table.json().rows[0].cells[10], 'Filesystem')
   })
 
   it('changes status only through /status and answers delete with the object', async () => {
