@@ -84,6 +84,8 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   strategy?: Strategy<Static<S>>
   /** Table columns after Name; Age is added last. Without columns: Name and Created At. */
   columns?: Column<Static<S>>[]
+  /** The Name cell of a table row when it is more than metadata.name (a default StorageClass shows `fast (default)`). */
+  tableName?: (obj: Static<S>) => string
   /** Field selectors beyond metadata.name and metadata.namespace. */
   fieldSelectors?: Record<string, (obj: Static<S>) => string | undefined>
   /** What DELETE answers: a Status (default) or the object itself (200, or 202 while finalizers hold it). */

@@ -65,6 +65,7 @@ export default defineResource({
       return errors
     }
   },
+  tableName: (c: Class) => isDefaultClass(c) ? `${c.metadata?.name} (default)` : c.metadata?.name,
   columns: [
     { name: 'Provisioner', type: 'string', description: 'The driver that provisions volumes of this class', value: (c: Class) => c.provisioner },
     { name: 'ReclaimPolicy', type: 'string', description: 'What happens to provisioned volumes when released', value: (c: Class) => c.reclaimPolicy ?? 'Delete' },

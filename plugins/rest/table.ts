@@ -51,7 +51,7 @@ export function tableRow (r: Resource, obj: AnyObject, include: IncludeObject, m
   const meta = obj.metadata ?? {}
   const cells: unknown[] = r.columns === undefined
     ? [meta.name, meta.creationTimestamp ?? null]
-    : [meta.name, ...r.columns.map(c => cell(c, obj)), ...(placesAge(r) ? [] : [age(meta.creationTimestamp)])]
+    : [r.tableName?.(obj) ?? meta.name, ...r.columns.map(c => cell(c, obj)), ...(placesAge(r) ? [] : [age(meta.creationTimestamp)])]
   const row: TableRow = { cells }
   if (include === 'Object') row.object = obj
   else if (include === 'Metadata') row.object = partialObjectMetadata(obj, metaApiVersion)

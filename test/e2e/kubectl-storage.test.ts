@@ -76,6 +76,9 @@ test('kubectl applies a manifest of every kind and gets their columns', { skip: 
   const claim = await kubectl('get', 'pvc', 'data', '--namespace', 'default', '-o', 'jsonpath={.spec.storageClassName} {.metadata.finalizers[0]}')
   assert.equal(claim.out, 'fast svc.io/pvc-protection')
 
+  const classes = await kubectl('get', 'storageclasses', '--no-headers')
+  assert.match(classes.out, /^fast \(default\)\s+ebs\.csi\.example\.com\s+Delete\s+WaitForFirstConsumer\s+true\s/)
+
   const deleted = await kubectl('delete', 'storageclass', 'fast')
   assert.ok(deleted.ok, deleted.out)
   assert.match(deleted.out, /storageclass.storage.svc.io "fast" deleted/)
