@@ -40,11 +40,15 @@ export default fp(async function storageProtectionController (fastify: FastifyIn
   const volumeInUse = (volume: AnyObject): boolean =>
     objects(store('persistentvolumeclaims')).some(c => c.spec?.volumeName === volume.metadata.name)
 
-  async function release (s: GenericStore, obj: AnyObject, finalizer: string): Promise<void> {
+  /** Removes `finalizer` once a consistent read of the users' cache still finds the object unused. */
+  async function release (s: GenericStore, obj: AnyObject, finalizer: string, users: GenericStore, inUse: (o: AnyObject) => boolean): Promise<void> {
     const key = s.key(obj.metadata.namespace ?? '', obj.metadata.name)
     if (inFlight.has(key)) return
     inFlight.add(key)
     try {
+      // The cache may not have seen a user created just before the delete: read up to the newest revision first.
+      await users.freshen(undefined)
+      if (inUse(obj)) return
       await s.update(obj.metadata.namespace ?? '', obj.metadata.name, (old) => ({
         ...old, metadata: { ...old.metadata, finalizers: (old.metadata.finalizers ?? []).filter((f: string) => f !== finalizer) }
       }), options, caller())
@@ -60,13 +64,13 @@ export default fp(async function storageProtectionController (fastify: FastifyIn
     const claims = store('persistentvolumeclaims')
     for (const c of objects(claims)) {
       if (c.metadata.deletionTimestamp !== undefined && (c.metadata.finalizers ?? []).includes(FINALIZERS.pvcProtection) && !claimInUse(c)) {
-        void release(claims, c, FINALIZERS.pvcProtection)
+        void release(claims, c, FINALIZERS.pvcProtection, store('pods'), claimInUse)
       }
     }
     const volumes = store('persistentvolumes')
     for (const v of objects(volumes)) {
       if (v.metadata.deletionTimestamp !== undefined && (v.metadata.finalizers ?? []).includes(FINALIZERS.pvProtection) && !volumeInUse(v)) {
-        void release(volumes, v, FINALIZERS.pvProtection)
+        void release(volumes, v, FINALIZERS.pvProtection, claims, volumeInUse)
       }
     }
   }
