@@ -382,11 +382,23 @@ const SOURCE_RULES: Record<string, (s: Obj, f: string, pv: boolean) => FieldErro
   photonPersistentDisk: (s, f) => required(s, f, 'pdID'),
   projected (s, f) {
     const out = validateMode(s.defaultMode, `${f}.defaultMode`)
+    // Every projected file has a path of its own across all sources.
+    const paths = new Set<string>()
+    const claimPaths = (items: Obj[] | undefined, owner: unknown): void => {
+      for (const item of items ?? []) {
+        if (!present(item.path)) continue
+        if (paths.has(item.path)) out.push({ type: 'Invalid', field: f, value: owner, detail: 'conflicting duplicate paths' })
+        paths.add(item.path)
+      }
+    }
     ;(s.sources ?? []).forEach((src: Obj, i: number) => {
       const p = `${f}.sources[${i}]`
       const kinds = ['secret', 'configMap', 'downwardAPI', 'serviceAccountToken', 'clusterTrustBundle'].filter(k => src[k] !== undefined && src[k] !== null)
-      if (kinds.length === 0) out.push({ type: 'Required', field: p, detail: 'must specify exactly one projection type' })
-      for (const k of kinds.slice(1)) out.push({ type: 'Forbidden', field: `${p}.${k}`, detail: 'may not specify more than 1 volume type per source' })
+      if (kinds.length > 1) out.push({ type: 'Forbidden', field: p, detail: 'may not specify more than 1 volume type per source' })
+      claimPaths(src.secret?.items, src.secret?.name)
+      claimPaths(src.configMap?.items, src.configMap?.name)
+      claimPaths(src.downwardAPI?.items, '')
+      if (src.serviceAccountToken !== undefined) claimPaths([src.serviceAccountToken], '')
       if (src.secret !== undefined) out.push(...required(src.secret, `${p}.secret`, 'name'), ...validateKeyToPaths(src.secret.items, `${p}.secret.items`))
       if (src.configMap !== undefined) out.push(...required(src.configMap, `${p}.configMap`, 'name'), ...validateKeyToPaths(src.configMap.items, `${p}.configMap.items`))
       if (src.downwardAPI !== undefined) out.push(...validateDownwardFiles(src.downwardAPI.items, `${p}.downwardAPI.items`))
