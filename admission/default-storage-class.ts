@@ -12,11 +12,12 @@ export default fp(async function defaultStorageClass (fastify: FastifyInstance) 
   fastify.admission.add({
     name: 'DefaultStorageClass',
     handles: (a) => a.operation === 'CREATE' && a.subresource === '' && a.resource.group === '' && a.resource.plural === 'persistentvolumeclaims',
-    mutate (a) {
+    async mutate (a) {
       const claim = a.object
       // An explicit class, even "", is the claim's own choice.
       if (claim === undefined || typeof claim.spec?.storageClassName === 'string') return
-      const defaults = a.list('storageclasses', GROUPS.storage).filter(isDefault)
+      // A class created just before the claim counts: read up to the newest revision.
+      const defaults = (await a.listConsistent('storageclasses', GROUPS.storage)).filter(isDefault)
       if (defaults.length > 1) {
         throw forbidden({ group: '', resource: 'persistentvolumeclaims' }, a.name, `Internal error occurred: ${defaults.length} default StorageClasses were found`)
       }

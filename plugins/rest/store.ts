@@ -235,6 +235,12 @@ export class GenericStore {
         const store = this.registry.find(plural, group)
         if (store === undefined) return []
         return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
+      },
+      listConsistent: async (plural, group, ns) => {
+        const store = this.registry.find(plural, group)
+        if (store === undefined) return []
+        await store.freshen(undefined)
+        return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
       }
     }
   }
