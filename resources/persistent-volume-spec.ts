@@ -16,15 +16,21 @@ export const PersistentVolumeSpec = Type.Object({
   ...persistentVolumeSourceFields(),
   accessModes: opt(AtomicList(Type.String())),
   claimRef: opt(ObjectReference),
-  persistentVolumeReclaimPolicy: opt(Type.String({ default: 'Retain' })),
+  persistentVolumeReclaimPolicy: opt(Type.String()),
   storageClassName: opt(Type.String()),
   mountOptions: opt(AtomicList(Type.String())),
-  volumeMode: opt(Type.String({ default: 'Filesystem' })),
+  volumeMode: opt(Type.String()),
   nodeAffinity: opt(Type.Object({ required: opt(NodeSelector) }, { additionalProperties: false })),
   volumeAttributesClassName: opt(Type.String())
 }, { additionalProperties: false })
 
 type Obj = Record<string, any>
+
+/** Defaults of a PersistentVolume's spec (a VolumeAttachment's inline spec keeps what it was given). */
+export function defaultPersistentVolumeSpec (spec: Obj): void {
+  if (!spec.persistentVolumeReclaimPolicy) spec.persistentVolumeReclaimPolicy = 'Retain'
+  spec.volumeMode ??= 'Filesystem'
+}
 
 /** `inline`: the spec of a migrated inline volume, which carries no capacity or class. */
 export function validatePersistentVolumeSpec (spec: Obj, field: string, inline = false): FieldError[] {

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource } from './define.js'
 import { AGE_COLUMN, objectSchema, Timestamp } from './meta.js'
 import { accessModesText, immutable } from './core-types.js'
-import { PersistentVolumeSpec, validatePersistentVolumeSpec } from './persistent-volume-spec.js'
+import { defaultPersistentVolumeSpec, PersistentVolumeSpec, validatePersistentVolumeSpec } from './persistent-volume-spec.js'
 import { PERSISTENT_VOLUME_SOURCES } from './volumes.js'
 
 const opt = Type.Optional
@@ -38,7 +38,11 @@ export default defineResource({
   subresources: { status: statusSubresource() },
   strategy: {
     prepareForCreate (pv) {
+      if (pv.spec !== undefined) defaultPersistentVolumeSpec(pv.spec)
       pv.status = { phase: 'Pending', lastPhaseTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }
+    },
+    prepareForUpdate (pv) {
+      if (pv.spec !== undefined) defaultPersistentVolumeSpec(pv.spec)
     },
     validate (pv) {
       const errors = pv.spec === undefined ? [{ type: 'Required' as const, field: 'spec' }] : validatePersistentVolumeSpec(pv.spec, 'spec')

@@ -72,6 +72,11 @@ describe('storage kinds', () => {
     assertInvalid(long, 'metadata.name', 'FieldValueInvalid', 'must be no more than 253 characters')
   })
 
+  it('leaves a migrated inline volume spec undefaulted, as only PersistentVolume objects are', async () => {
+    const res = await app().request({ method: 'POST', url: `${base}/volumeattachments`, payload: { metadata: { name: 'inline' }, ...va({ inlineVolumeSpec: { csi: { driver: 'd.example.com', volumeHandle: 'h' } } }) } })
+    assert.deepEqual(res.json().spec.source.inlineVolumeSpec, { csi: { driver: 'd.example.com', volumeHandle: 'h' } })
+  })
+
   it('defaults a storage class: reclaim Delete, binding Immediate', async () => {
     const res = await app().request({ method: 'POST', url: `${base}/storageclasses`, payload: { metadata: { name: 'standard' }, ...sc() } })
     assert.equal(res.json().reclaimPolicy, 'Delete')
