@@ -7,7 +7,7 @@ import { ApiError } from '../plugins/errors.js'
 import type { AnyObject } from '../resources/define.js'
 import type { Caller, GenericStore } from '../plugins/rest/store.js'
 
-const RESYNC_MS = 2000
+const RESYNC_MS = 10_000
 
 /** The claim an ephemeral volume of a pod stands for. */
 export function claimForVolume (pod: AnyObject, volume: AnyObject): AnyObject {
@@ -47,24 +47,27 @@ export default fp(async function ephemeralVolumeController (fastify: FastifyInst
     }
   }
 
-  function sweep (): void {
-    if (stopped) return
+  function reconcile (json: string): void {
+    // Most pods have no ephemeral volume: skip parsing them.
+    if (stopped || !json.includes('"ephemeral"')) return
+    const pod = JSON.parse(json) as AnyObject
+    if (pod.metadata.deletionTimestamp !== undefined) return
+    for (const v of pod.spec?.volumes ?? []) if (v.ephemeral != null) void ensureClaim(pod, v)
+  }
+
+  function resync (): void {
     const store = pods()
-    for (const item of store.cache.list(store.prefix)) {
-      const pod = JSON.parse(item.json) as AnyObject
-      if (pod.metadata.deletionTimestamp !== undefined) continue
-      for (const v of pod.spec?.volumes ?? []) if (v.ephemeral != null) void ensureClaim(pod, v)
-    }
+    for (const item of store.cache.list(store.prefix)) reconcile(item.json)
   }
 
   fastify.addHook('onReady', async () => {
     const store = pods()
     await store.cache.ready
-    watch = store.cache.watch(store.prefix, store.cache.revision, (e) => { if (e.type !== 'DELETED') sweep() },
+    watch = store.cache.watch(store.prefix, store.cache.revision, (e) => { if (e.type !== 'DELETED') reconcile(e.json) },
       (err) => fastify.log.warn({ err }, 'ephemeral volume watch ended'))
     const tick = (): void => {
       if (stopped) return
-      sweep()
+      resync()
       timer = setTimeout(tick, RESYNC_MS)
     }
     timer = setTimeout(tick, 0)

@@ -8,7 +8,7 @@ import { ApiError } from '../plugins/errors.js'
 import type { AnyObject } from '../resources/define.js'
 import type { Caller, GenericStore } from '../plugins/rest/store.js'
 
-const RESYNC_MS = 2000
+const RESYNC_MS = 10_000
 const FINISHED_PHASES = ['Succeeded', 'Failed']
 
 /** The claims a pod uses: named ones and the generated claims of its ephemeral volumes. */
@@ -59,32 +59,50 @@ export default fp(async function storageProtectionController (fastify: FastifyIn
     }
   }
 
-  function sweep (): void {
+  // Terminating objects still holding our finalizer, by key: usually none, so events cost little.
+  const pendingClaims = new Map<string, AnyObject>()
+  const pendingVolumes = new Map<string, AnyObject>()
+
+  function track (pending: Map<string, AnyObject>, finalizer: string, key: string, json: string | undefined): void {
+    // Most objects are not being deleted: skip parsing them.
+    const obj = json === undefined || !json.includes('"deletionTimestamp"') ? undefined : JSON.parse(json) as AnyObject
+    if (obj !== undefined && (obj.metadata.finalizers ?? []).includes(finalizer)) pending.set(key, obj)
+    else pending.delete(key)
+  }
+
+  function releaseUnused (): void {
     if (stopped) return
-    const claims = store('persistentvolumeclaims')
-    for (const c of objects(claims)) {
-      if (c.metadata.deletionTimestamp !== undefined && (c.metadata.finalizers ?? []).includes(FINALIZERS.pvcProtection) && !claimInUse(c)) {
-        void release(claims, c, FINALIZERS.pvcProtection, store('pods'), claimInUse)
-      }
+    for (const c of pendingClaims.values()) if (!claimInUse(c)) void release(store('persistentvolumeclaims'), c, FINALIZERS.pvcProtection, store('pods'), claimInUse)
+    for (const v of pendingVolumes.values()) if (!volumeInUse(v)) void release(store('persistentvolumes'), v, FINALIZERS.pvProtection, store('persistentvolumeclaims'), volumeInUse)
+  }
+
+  function resync (): void {
+    for (const [plural, pending, finalizer] of [['persistentvolumeclaims', pendingClaims, FINALIZERS.pvcProtection], ['persistentvolumes', pendingVolumes, FINALIZERS.pvProtection]] as const) {
+      const s = store(plural)
+      pending.clear()
+      for (const o of s.cache.list(s.prefix)) track(pending, finalizer, o.key, o.json)
     }
-    const volumes = store('persistentvolumes')
-    for (const v of objects(volumes)) {
-      if (v.metadata.deletionTimestamp !== undefined && (v.metadata.finalizers ?? []).includes(FINALIZERS.pvProtection) && !volumeInUse(v)) {
-        void release(volumes, v, FINALIZERS.pvProtection, claims, volumeInUse)
-      }
-    }
+    releaseUnused()
   }
 
   fastify.addHook('onReady', async () => {
-    for (const plural of ['pods', 'persistentvolumeclaims', 'persistentvolumes']) {
+    const sources = [
+      ['pods', undefined, ''],
+      ['persistentvolumeclaims', pendingClaims, FINALIZERS.pvcProtection],
+      ['persistentvolumes', pendingVolumes, FINALIZERS.pvProtection]
+    ] as const
+    for (const [plural, pending, finalizer] of sources) {
       const s = store(plural)
       await s.cache.ready
-      watches.push(s.cache.watch(s.prefix, s.cache.revision, () => { sweep() },
-        (err) => fastify.log.warn({ err }, 'storage protection watch ended')))
+      watches.push(s.cache.watch(s.prefix, s.cache.revision, (e) => {
+        if (pending !== undefined) track(pending, finalizer, e.key, e.type === 'DELETED' ? undefined : e.json)
+        // Any change of a user may free a pending object.
+        if (pendingClaims.size > 0 || pendingVolumes.size > 0) releaseUnused()
+      }, (err) => fastify.log.warn({ err }, 'storage protection watch ended')))
     }
     const tick = (): void => {
       if (stopped) return
-      sweep()
+      resync()
       timer = setTimeout(tick, RESYNC_MS)
     }
     timer = setTimeout(tick, 0)
