@@ -53,7 +53,13 @@ function setIfChanged (obj: Record<string, unknown>, key: string, value: unknown
 function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): void {
   if (schema.anyOf !== undefined) {
     const actual = typeOf(value)
-    const branch = (schema.anyOf as Schema[]).find(b => b.type === undefined || fits(b.type, actual))
+    const fitting = (schema.anyOf as Schema[]).filter(b => b.type === undefined || fits(b.type, actual))
+    // Unions of literals (`'Active' | 'Terminating'`): the branch the value equals, else the first that fits.
+    const branch = fitting.find(b => (b.const === undefined || b.const === value) && (b.enum === undefined || (b.enum as unknown[]).includes(value))) ?? fitting[0]
+    if (fitting.length > 1 && fitting.every(b => b.const !== undefined) && !fitting.some(b => b.const === value)) {
+      out.errors.push({ type: 'NotSupported', field: path, value, supported: fitting.map(b => String(b.const)) })
+      return
+    }
     if (branch === undefined) {
       const types = (schema.anyOf as Schema[]).map(b => b.type).filter(Boolean)
       out.errors.push({ type: 'Invalid', field: path, value, detail: `must be of type ${types.join(' or ')}` })

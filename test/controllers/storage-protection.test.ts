@@ -65,4 +65,12 @@ describe('storage protection controller', () => {
     assert.ok(await gone(`${claims}/bound`))
     assert.ok(await gone(`${volumes}/pv-1`), 'volume still there after its claim went')
   })
+
+  it('lets a namespace with an unused claim finish terminating', async () => {
+    await app().request({ method: 'POST', url: '/api/v1/namespaces', payload: { metadata: { name: 'scratch' } } })
+    const claim = await app().request({ method: 'POST', url: '/api/v1/namespaces/scratch/persistentvolumeclaims', payload: { metadata: { name: 'c' }, spec: claimSpec } })
+    assert.equal(claim.statusCode, 201, claim.body)
+    await app().request({ method: 'DELETE', url: '/api/v1/namespaces/scratch' })
+    assert.ok(await gone('/api/v1/namespaces/scratch', 15000), 'namespace still terminating')
+  })
 })
