@@ -10,6 +10,9 @@ const opt = Type.Optional
 const S = Type.Object
 const closed = { additionalProperties: false }
 
+const ConfigMapNodeConfigSource = S({ namespace: Type.String(), name: Type.String(), uid: opt(Type.String()), resourceVersion: opt(Type.String()), kubeletConfigKey: Type.String() }, closed)
+const NodeConfigSource = S({ configMap: opt(ConfigMapNodeConfigSource) }, closed)
+
 const schema = objectSchema('v1', 'Node', {
   spec: opt(S({
     podCIDR: opt(Type.String()),
@@ -17,7 +20,7 @@ const schema = objectSchema('v1', 'Node', {
     providerID: opt(Type.String()),
     unschedulable: opt(Type.Boolean()),
     taints: opt(AtomicList(Taint)),
-    configSource: opt(Type.Object({}, { additionalProperties: true, 'x-kubernetes-preserve-unknown-fields': true })),
+    configSource: opt(NodeConfigSource),
     externalID: opt(Type.String())
   }, closed)),
   status: opt(S({
@@ -43,8 +46,8 @@ const schema = objectSchema('v1', 'Node', {
     images: opt(AtomicList(S({ names: opt(AtomicList(Type.String())), sizeBytes: opt(Type.Integer({ format: 'int64' })) }, closed))),
     volumesInUse: opt(AtomicList(Type.String())),
     volumesAttached: opt(AtomicList(S({ name: Type.String(), devicePath: Type.String() }, closed))),
-    config: opt(Type.Object({}, { additionalProperties: true, 'x-kubernetes-preserve-unknown-fields': true })),
-    runtimeHandlers: opt(AtomicList(Type.Object({}, { additionalProperties: true }))),
+    config: opt(S({ assigned: opt(NodeConfigSource), active: opt(NodeConfigSource), lastKnownGood: opt(NodeConfigSource), error: opt(Type.String()) }, closed)),
+    runtimeHandlers: opt(AtomicList(S({ name: opt(Type.String()), features: opt(S({ recursiveReadOnlyMounts: opt(Type.Boolean()), userNamespaces: opt(Type.Boolean()) }, closed)) }, closed))),
     features: opt(S({ supplementalGroupsPolicy: opt(Type.Boolean()) }, closed))
   }, closed))
 }, 'Node is a worker node.')

@@ -1,5 +1,5 @@
-// Pod (core v1): containers sharing volumes on one node. The fields the storage kinds and the
-// admission plugins need are typed; probes, affinity and the like are kept as given.
+// Pod (core v1): containers sharing volumes on one node, with the fields the storage kinds and
+// the admission plugins of later issues read.
 import { isDeepStrictEqual } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource, type FieldError } from './define.js'
@@ -9,13 +9,12 @@ import {
   validateRequirements, validateResourceList, validateTolerations
 } from './core-types.js'
 import { validateVolumes, VolumeList } from './volumes.js'
+import { Affinity, AppArmorProfile, ContainerStatus, Lifecycle, PodDNSConfig, PodResourceClaim, PodResourceClaimStatus, Probe, TopologySpreadConstraint, WindowsSecurityContextOptions } from './pod-types.js'
 import { dnsLabelProblems, dnsSubdomainProblems, invalidEach, isDnsLabel } from './validation.js'
 
 const opt = Type.Optional
 const S = Type.Object
 const closed = { additionalProperties: false }
-/** A structure this server keeps as given (probes, affinity, lifecycle hooks). */
-const Opaque = () => Type.Object({}, { additionalProperties: true, 'x-kubernetes-preserve-unknown-fields': true })
 
 const keySelector = S({ name: opt(Type.String()), key: Type.String(), optional: opt(Type.Boolean()) }, { ...closed, 'x-kubernetes-map-type': 'atomic' })
 const EnvVar = S({
@@ -56,7 +55,7 @@ const SecurityContext = S({
   capabilities: opt(Capabilities),
   privileged: opt(Type.Boolean()),
   seLinuxOptions: opt(SELinuxOptions),
-  windowsOptions: opt(Opaque()),
+  windowsOptions: opt(WindowsSecurityContextOptions),
   runAsUser: opt(Int64()),
   runAsGroup: opt(Int64()),
   runAsNonRoot: opt(Type.Boolean()),
@@ -64,11 +63,11 @@ const SecurityContext = S({
   allowPrivilegeEscalation: opt(Type.Boolean()),
   procMount: opt(Type.String()),
   seccompProfile: opt(SeccompProfile),
-  appArmorProfile: opt(Opaque())
+  appArmorProfile: opt(AppArmorProfile)
 }, closed)
 const PodSecurityContext = S({
   seLinuxOptions: opt(SELinuxOptions),
-  windowsOptions: opt(Opaque()),
+  windowsOptions: opt(WindowsSecurityContextOptions),
   runAsUser: opt(Int64()),
   runAsGroup: opt(Int64()),
   runAsNonRoot: opt(Type.Boolean()),
@@ -78,7 +77,7 @@ const PodSecurityContext = S({
   fsGroupChangePolicy: opt(Type.String()),
   sysctls: opt(AtomicList(S({ name: Type.String(), value: Type.String() }, closed))),
   seccompProfile: opt(SeccompProfile),
-  appArmorProfile: opt(Opaque()),
+  appArmorProfile: opt(AppArmorProfile),
   seLinuxChangePolicy: opt(Type.String())
 }, closed)
 
@@ -96,10 +95,10 @@ const containerFields = {
   restartPolicy: opt(Type.String()),
   volumeMounts: opt(MapList(VolumeMount, ['mountPath'])),
   volumeDevices: opt(MapList(S({ name: Type.String(), devicePath: Type.String() }, closed), ['devicePath'])),
-  livenessProbe: opt(Opaque()),
-  readinessProbe: opt(Opaque()),
-  startupProbe: opt(Opaque()),
-  lifecycle: opt(Opaque()),
+  livenessProbe: opt(Probe),
+  readinessProbe: opt(Probe),
+  startupProbe: opt(Probe),
+  lifecycle: opt(Lifecycle),
   terminationMessagePath: opt(Type.String({ default: '/dev/termination-log' })),
   terminationMessagePolicy: opt(Type.String({ default: 'File' })),
   imagePullPolicy: opt(Type.String()),
@@ -133,27 +132,26 @@ const PodSpec = S({
   imagePullSecrets: opt(MapList(LocalObjectReference, ['name'])),
   hostname: opt(Type.String()),
   subdomain: opt(Type.String()),
-  affinity: opt(Opaque()),
+  affinity: opt(Affinity),
   schedulerName: opt(Type.String({ default: 'default-scheduler' })),
   tolerations: opt(AtomicList(Toleration)),
   hostAliases: opt(MapList(S({ ip: Type.String(), hostnames: opt(AtomicList(Type.String())) }, closed), ['ip'])),
   priorityClassName: opt(Type.String()),
   priority: opt(Int32()),
-  dnsConfig: opt(Opaque()),
+  dnsConfig: opt(PodDNSConfig),
   readinessGates: opt(AtomicList(S({ conditionType: Type.String() }, closed))),
   runtimeClassName: opt(Type.String()),
   enableServiceLinks: opt(Type.Boolean({ default: true })),
   preemptionPolicy: opt(Type.String()),
   overhead: opt(ResourceList()),
-  topologySpreadConstraints: opt(AtomicList(Opaque())),
+  topologySpreadConstraints: opt(MapList(TopologySpreadConstraint, ['topologyKey', 'whenUnsatisfiable'])),
   setHostnameAsFQDN: opt(Type.Boolean()),
   os: opt(S({ name: Type.String() }, closed)),
   hostUsers: opt(Type.Boolean()),
   schedulingGates: opt(MapList(S({ name: Type.String() }, closed), ['name'])),
-  resourceClaims: opt(MapList(Opaque(), ['name']))
+  resourceClaims: opt(MapList(PodResourceClaim, ['name']))
 }, closed)
 
-const ContainerStatus = Type.Object({ name: Type.String(), ready: Type.Boolean(), restartCount: Int32() }, { additionalProperties: true })
 const PodIP = S({ ip: Type.String() }, closed)
 
 const schema = objectSchema('v1', 'Pod', {
@@ -174,7 +172,7 @@ const schema = objectSchema('v1', 'Pod', {
     ephemeralContainerStatuses: opt(AtomicList(ContainerStatus)),
     qosClass: opt(Type.String()),
     resize: opt(Type.String()),
-    resourceClaimStatuses: opt(AtomicList(Opaque()))
+    resourceClaimStatuses: opt(MapList(PodResourceClaimStatus, ['name']))
   }, closed))
 }, 'Pod is a collection of containers that can run on a host.')
 

@@ -47,6 +47,19 @@ describe('pods', () => {
     assert.deepEqual(body.status, { phase: 'Pending', qosClass: 'Guaranteed' })
   })
 
+  it('types probes, lifecycle hooks and affinity, with the probe defaults', async () => {
+    const spec = {
+      containers: [container({ livenessProbe: { httpGet: { port: 'http' } }, lifecycle: { preStop: { sleep: { seconds: 5 } } } })],
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] }] } } },
+      topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule' }]
+    }
+    const res = await app().request({ method: 'POST', url: pods, payload: { metadata: { name: 'probed' }, spec } })
+    assert.equal(res.statusCode, 201, res.body)
+    assert.deepEqual(res.json().spec.containers[0].livenessProbe, { httpGet: { port: 'http', path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 })
+    const strict = await app().request({ method: 'POST', url: `${pods}?fieldValidation=Strict`, payload: { metadata: { name: 'typo' }, spec: { containers: [container({ livenessProbe: { httpGet: { port: 80, pth: '/' } } })] } } })
+    assertInvalid(strict, 'spec.containers[0].livenessProbe.httpGet.pth', 'FieldValueInvalid', 'unknown field')
+  })
+
   it('lets a running pod change only images, deadlines and added tolerations', async () => {
     await app().request({ method: 'POST', url: pods, payload: { metadata: { name: 'running' }, spec: { containers: [container()] } } })
     const patch = (spec: unknown) => app().request({ method: 'PATCH', url: `${pods}/running`, headers: mergePatch, payload: JSON.stringify({ spec }) })
