@@ -35,8 +35,19 @@ export function defaultPersistentVolumeSpec (spec: Obj): void {
 /** `inline`: the spec of a migrated inline volume, which carries no capacity or class. */
 export function validatePersistentVolumeSpec (spec: Obj, field: string, inline = false): FieldError[] {
   const out: FieldError[] = []
+  if (inline) {
+    const notInline = (f: string): FieldError => ({ type: 'Forbidden', field: `${field}.${f}`, detail: 'may not be specified in the context of inline volumes' })
+    if (spec.claimRef != null) out.push(notInline('claimRef'))
+    if (Object.keys(spec.capacity ?? {}).length > 0) out.push(notInline('capacity'))
+    if (spec.nodeAffinity != null) out.push(notInline('nodeAffinity'))
+    if (spec.storageClassName) out.push(notInline('storageClassName'))
+    if (spec.csi == null) out.push({ type: 'Required', field: `${field}.csi`, detail: 'has to be specified in the context of inline volumes' })
+    if (spec.persistentVolumeReclaimPolicy && spec.persistentVolumeReclaimPolicy !== 'Retain') {
+      out.push({ type: 'Forbidden', field: `${field}.persistentVolumeReclaimPolicy`, detail: 'may only be Retain in the context of inline volumes' })
+    }
+  }
   const modes: string[] = spec.accessModes ?? []
-  if (!inline && modes.length === 0) out.push({ type: 'Required', field: `${field}.accessModes` })
+  if (modes.length === 0) out.push({ type: 'Required', field: `${field}.accessModes` })
   for (const m of modes) if (!ACCESS_MODES.includes(m)) out.push({ type: 'NotSupported', field: `${field}.accessModes`, value: m, supported: ACCESS_MODES })
   if (modes.includes('ReadWriteOncePod') && modes.length > 1) out.push({ type: 'Forbidden', field: `${field}.accessModes`, detail: 'may not use ReadWriteOncePod with other access modes' })
   if (!inline) {

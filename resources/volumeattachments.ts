@@ -62,7 +62,6 @@ export default defineResource({
       if (hasName && hasInline) errors.push({ type: 'Forbidden', field: 'spec.source', detail: EXACTLY_ONE })
       if (hasName && source.persistentVolumeName === '') errors.push({ type: 'Required', field: 'spec.source.persistentVolumeName', detail: 'must specify non empty persistentVolumeName' })
       if (hasInline) {
-        if (source.inlineVolumeSpec.csi == null) errors.push({ type: 'Required', field: 'spec.source.inlineVolumeSpec.csi', detail: 'must specify csi for migrated inline volumes' })
         errors.push(...validatePersistentVolumeSpec(source.inlineVolumeSpec, 'spec.source.inlineVolumeSpec', true))
       }
       for (const k of ['attachError', 'detachError']) {

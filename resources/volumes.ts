@@ -189,6 +189,14 @@ export const persistentVolumeSourceFields = () => optional(PERSISTENT_VOLUME_SOU
 
 type Obj = Record<string, any>
 
+/** A persistent volume's secret reference: a name and the namespace it lives in. */
+function validateSecretReference (ref: Obj, field: string): FieldError[] {
+  const out = required(ref, field, 'name', 'namespace')
+  if (present(ref.name)) out.push(...invalidEach(`${field}.name`, ref.name, dnsSubdomainProblems(ref.name)))
+  if (present(ref.namespace)) out.push(...invalidEach(`${field}.namespace`, ref.namespace, dnsLabelProblems(ref.namespace)))
+  return out
+}
+
 const present = (v: unknown): boolean => v !== undefined && v !== null && v !== '' && !(Array.isArray(v) && v.length === 0)
 
 function required (src: Obj, field: string, ...names: string[]): FieldError[] {
@@ -332,12 +340,12 @@ const SOURCE_RULES: Record<string, (s: Obj, f: string, pv: boolean) => FieldErro
   flexVolume: (s, f) => required(s, f, 'driver'),
   cinder (s, f, pv) {
     const out = required(s, f, 'volumeID')
-    if (pv && s.secretRef !== undefined) out.push(...required(s.secretRef, `${f}.secretRef`, 'name', 'namespace'))
+    if (pv && s.secretRef !== undefined) out.push(...validateSecretReference(s.secretRef, `${f}.secretRef`))
     return out
   },
   cephfs (s, f, pv) {
     const out = required(s, f, 'monitors')
-    if (pv && s.secretRef !== undefined) out.push(...required(s.secretRef, `${f}.secretRef`, 'name', 'namespace'))
+    if (pv && s.secretRef !== undefined) out.push(...validateSecretReference(s.secretRef, `${f}.secretRef`))
     return out
   },
   flocker (s, f) {
@@ -433,7 +441,7 @@ const SOURCE_RULES: Record<string, (s: Obj, f: string, pv: boolean) => FieldErro
     if (present(s.driver)) for (const p of csiDriverNameProblems(s.driver)) out.push({ ...p, field: `${f}.driver`, value: s.driver })
     if (pv) {
       for (const ref of ['controllerPublishSecretRef', 'nodeStageSecretRef', 'nodePublishSecretRef', 'controllerExpandSecretRef', 'nodeExpandSecretRef']) {
-        if (s[ref] !== undefined) out.push(...required(s[ref], `${f}.${ref}`, 'name', 'namespace'))
+        if (s[ref] !== undefined) out.push(...validateSecretReference(s[ref], `${f}.${ref}`))
       }
     }
     return out

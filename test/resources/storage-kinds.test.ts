@@ -27,6 +27,8 @@ const cases: Case[] = [
   { name: 'an attachment with no source', url: `${base}/volumeattachments`, body: va({}), field: 'spec.source', reason: 'FieldValueRequired', message: 'must specify exactly one of inlineVolumeSpec and persistentVolumeName' },
   { name: 'an attachment with both sources', url: `${base}/volumeattachments`, body: va({ persistentVolumeName: 'pv', inlineVolumeSpec: { csi: { driver: 'd.example.com', volumeHandle: 'h' } } }), field: 'spec.source', reason: 'FieldValueForbidden' },
   { name: 'an attachment of an inline csi volume', url: `${base}/volumeattachments`, body: va({ inlineVolumeSpec: { csi: { driver: 'd.example.com', volumeHandle: 'h' }, accessModes: ['ReadWriteOnce'] } }) },
+  { name: 'an inline volume with capacity', url: `${base}/volumeattachments`, body: va({ inlineVolumeSpec: { csi: { driver: 'd.example.com', volumeHandle: 'h' }, accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } } }), field: 'spec.source.inlineVolumeSpec.capacity', reason: 'FieldValueForbidden', message: 'may not be specified in the context of inline volumes' },
+  { name: 'an inline volume that is not csi', url: `${base}/volumeattachments`, body: va({ inlineVolumeSpec: { nfs: { server: 's', path: '/p' }, accessModes: ['ReadWriteOnce'] } }), field: 'spec.source.inlineVolumeSpec.csi', reason: 'FieldValueRequired' },
   { name: 'an attachment without node', url: `${base}/volumeattachments`, body: va(undefined, { nodeName: '' }), field: 'spec.nodeName', reason: 'FieldValueRequired' },
   { name: 'a csi driver with token requests', url: `${base}/csidrivers`, body: driver({ tokenRequests: [{ audience: '' }, { audience: 'vault', expirationSeconds: 3600 }] }) },
   { name: 'a csi driver with duplicate audiences', url: `${base}/csidrivers`, body: driver({ tokenRequests: [{ audience: 'vault' }, { audience: 'vault' }] }), field: 'spec.tokenRequests[1].audience', reason: 'FieldValueDuplicate' },
@@ -73,8 +75,8 @@ describe('storage kinds', () => {
   })
 
   it('leaves a migrated inline volume spec undefaulted, as only PersistentVolume objects are', async () => {
-    const res = await app().request({ method: 'POST', url: `${base}/volumeattachments`, payload: { metadata: { name: 'inline' }, ...va({ inlineVolumeSpec: { csi: { driver: 'd.example.com', volumeHandle: 'h' } } }) } })
-    assert.deepEqual(res.json().spec.source.inlineVolumeSpec, { csi: { driver: 'd.example.com', volumeHandle: 'h' } })
+    const res = await app().request({ method: 'POST', url: `${base}/volumeattachments`, payload: { metadata: { name: 'inline' }, ...va({ inlineVolumeSpec: { csi: { driver: 'd.example.com', volumeHandle: 'h' }, accessModes: ['ReadWriteOnce'] } }) } })
+    assert.deepEqual(res.json().spec.source.inlineVolumeSpec, { csi: { driver: 'd.example.com', volumeHandle: 'h' }, accessModes: ['ReadWriteOnce'] })
   })
 
   it('defaults a storage class: reclaim Delete, binding Immediate', async () => {
