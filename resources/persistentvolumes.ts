@@ -51,7 +51,13 @@ export default defineResource({
     },
     validateUpdate (pv, old) {
       const errors = []
-      if (!isDeepStrictEqual(sourceOf(pv.spec), sourceOf(old.spec))) {
+      const source = sourceOf(pv.spec)
+      // A controllerExpandSecretRef may be added to a volume that had none.
+      if (source.csi?.controllerExpandSecretRef !== undefined && old.spec?.csi !== undefined && old.spec.csi.controllerExpandSecretRef === undefined) {
+        const { controllerExpandSecretRef: _added, ...csi } = source.csi
+        source.csi = csi
+      }
+      if (!isDeepStrictEqual(source, sourceOf(old.spec))) {
         errors.push({ type: 'Forbidden' as const, field: 'spec.persistentvolumesource', detail: 'spec.persistentvolumesource is immutable after creation' })
       }
       errors.push(...immutable('volumeMode', pv.spec?.volumeMode, old.spec?.volumeMode))
