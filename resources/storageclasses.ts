@@ -25,7 +25,7 @@ const BINDING = ['Immediate', 'WaitForFirstConsumer']
 const MAX_PARAMETERS = 512
 const MAX_PARAMETERS_SIZE = 256 * 1024
 
-export const isDefaultClass = (c: Class): boolean => c.metadata?.annotations?.[ANNOTATIONS.defaultStorageClass] === 'true'
+const isDefaultClass = (c: Class): boolean => c.metadata?.annotations?.[ANNOTATIONS.defaultStorageClass] === 'true'
 
 export default defineResource({
   group: GROUPS.storage,

@@ -502,6 +502,3 @@ export function validatePersistentVolumeSource (spec: Obj, field: string): Field
     .map(n => ({ type: 'Forbidden' as const, field: `${field}.${n}`, detail: 'may not be specified on a persistent volume' }))
   return [...out, ...validateSource(spec, field, Object.keys(PERSISTENT_VOLUME_SOURCES), true, `${field}.`)]
 }
-
-/** Namespaces and names a CSI or secret reference names are DNS subdomains/labels. */
-export const validateSubdomain = (value: string, field: string): FieldError[] => invalidEach(field, value, dnsSubdomainProblems(value))
