@@ -26,8 +26,13 @@ import rbacBootstrap from '../controllers/rbac-bootstrap.js'
 import clusterRoleAggregation from '../controllers/clusterrole-aggregation.js'
 import admission from '../admission/chain.js'
 import namespaceLifecycle from '../admission/namespace-lifecycle.js'
+import defaultStorageClass from '../admission/default-storage-class.js'
+import persistentVolumeClaimResize from '../admission/persistent-volume-claim-resize.js'
+import storageObjectInUseProtection from '../admission/storage-object-in-use-protection.js'
 import namespaceController from '../controllers/namespace.js'
 import systemNamespaces from '../controllers/system-namespaces.js'
+import storageProtectionController from '../controllers/storage-protection.js'
+import ephemeralVolumeController from '../controllers/ephemeral-volume.js'
 import { RESOURCES } from '../resources/index.js'
 import type { Resource } from '../resources/define.js'
 
@@ -122,6 +127,9 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(admission, opts.admission ?? {})
   await app.register(namespaceLifecycle)
   await app.register(rbacEscalation)
+  await app.register(defaultStorageClass)
+  await app.register(persistentVolumeClaimResize)
+  await app.register(storageObjectInUseProtection)
 
   await app.register(protobuf)
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs } })
@@ -132,5 +140,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(namespaceController)
   await app.register(rbacBootstrap)
   await app.register(clusterRoleAggregation)
+  await app.register(storageProtectionController)
+  await app.register(ephemeralVolumeController)
   return app
 }

@@ -53,7 +53,10 @@ export const PROTECTED_NAMESPACES: readonly string[] = [NAMESPACES.default, NAME
 export const LABELS = {
   /** Set on every namespace to its own name. */
   namespaceName: `${GROUP_SUFFIX}/metadata.name`,
-  bootstrapping: `${GROUP_SUFFIX}/bootstrapping`
+  bootstrapping: `${GROUP_SUFFIX}/bootstrapping`,
+  /** `node-role.svc.io/<role>` labels name a node's roles (kubectl's Roles column). */
+  nodeRolePrefix: `node-role.${GROUP_SUFFIX}/`,
+  nodeRole: `${GROUP_SUFFIX}/role`
 } as const
 
 export const ANNOTATIONS = {

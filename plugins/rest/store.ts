@@ -237,6 +237,12 @@ export class GenericStore {
         const store = this.registry.find(plural, group)
         if (store === undefined) return []
         return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
+      },
+      listConsistent: async (plural, group, ns) => {
+        const store = this.registry.find(plural, group)
+        if (store === undefined) return []
+        await store.freshen(undefined)
+        return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
       }
     }
   }
@@ -273,9 +279,14 @@ export class GenericStore {
     if (typeof meta.name !== 'string' || meta.name === '') {
       errors.push({ type: 'Required', field: 'metadata.name', detail: isCreate ? 'name or generateName is required' : undefined })
     } else {
-      const problems = this.resource.nameRule === 'DNSLabel' ? dnsLabelProblems(meta.name)
-        : this.resource.nameRule === 'PathSegment' ? pathSegmentProblems(meta.name) : dnsSubdomainProblems(meta.name)
-      errors.push(...invalidEach('metadata.name', meta.name, problems))
+      const rule = this.resource.nameRule
+      if (typeof rule === 'function') {
+        for (const p of rule(meta.name)) errors.push({ type: p.type, field: 'metadata.name', value: meta.name, detail: p.detail })
+      } else {
+        const problems = rule === 'DNSLabel' ? dnsLabelProblems(meta.name)
+          : rule === 'PathSegment' ? pathSegmentProblems(meta.name) : dnsSubdomainProblems(meta.name)
+        errors.push(...invalidEach('metadata.name', meta.name, problems))
+      }
     }
     if (this.resource.namespaced && (typeof meta.namespace !== 'string' || meta.namespace === '')) errors.push({ type: 'Required', field: 'metadata.namespace' })
     errors.push(...validateLabels(meta.labels ?? undefined, 'metadata.labels'))
@@ -341,7 +352,7 @@ export class GenericStore {
     const ctx = this.context(namespace, caller, opts.dryRun)
     const attrs = this.admissionAttributes('CREATE', namespace, meta.name ?? '', '', caller, opts.dryRun, obj)
     await this.admission.mutate(attrs)
-    if (this.resource.subresources.status !== undefined) delete obj.status
+    if (this.resource.subresources.status !== undefined && this.resource.subresources.status.keepOnCreate !== true) delete obj.status
     this.resource.strategy.prepareForCreate?.(obj, ctx)
     this.validateOrThrow(obj, undefined, ctx)
     await this.admission.validate(attrs)
