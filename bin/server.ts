@@ -6,6 +6,7 @@ import { buildApp } from '../plugins/app.js'
 import { ensureCertificates, writeKubeconfig } from '../auth/pki.js'
 import { startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
+import { authOptions } from './auth-options.js'
 
 async function main (): Promise<void> {
   let flags
@@ -17,7 +18,7 @@ async function main (): Promise<void> {
   }
   const dataDir = resolve(flags.dataDir)
   mkdirSync(dataDir, { recursive: true })
-  const pki = await ensureCertificates(dataDir, { bindAddress: flags.bindAddress })
+  const pki = await ensureCertificates(dataDir, { bindAddress: flags.bindAddress, certDir: flags.certDir })
 
   let embedded: { url: string, stop(): Promise<void> } | undefined
   let databaseUrl = flags.storageUrl
@@ -42,7 +43,8 @@ async function main (): Promise<void> {
       tokenAuthFile: flags.tokenAuthFile,
       anonymousAuth: flags.anonymousAuth,
       authorizationModes: flags.authorizationModes,
-      admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins }
+      admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+      ...authOptions(flags, pki)
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })
   } catch (err) {

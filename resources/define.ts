@@ -40,8 +40,14 @@ export interface Strategy<T = AnyObject> {
 
 /** A subresource served on `<item>/<name>`: which part of an incoming object it may change. */
 export interface SubresourceDefinition<T = AnyObject> {
-  /** The object to store: `existing` with the part this subresource owns taken from `incoming`. */
-  merge (incoming: T, existing: T): T
+  /** The object to store: `existing` with the part this subresource owns taken from `incoming`; absent for create-only subresources. */
+  merge? (incoming: T, existing: T): T
+  /**
+   * POST on `<item>/<sub>` (verb create, e.g. serviceaccounts/token): answers a request object
+   * about the stored `parent` without storing either. Returns the response object (201); throws
+   * ApiError for bad requests.
+   */
+  create? (ctx: RequestContext, parent: T, body: AnyObject): Promise<AnyObject> | AnyObject
   /** The verbs served; default get, update, patch. */
   verbs?: Verb[]
   /** The main resource keeps this part from the stored object on update (status). */
@@ -87,6 +93,11 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   deleteReturns?: 'Status' | 'Object'
   /** Whether metadata.generation is kept; default: when the schema has `spec`. */
   generation?: boolean
+  /**
+   * A kind that is never stored (TokenReview, access reviews): POST answers with the object
+   * `create` returns (201) after the body is checked against the schema; verbs must be ['create'].
+   */
+  virtual?: { create (ctx: RequestContext, body: Static<S>): Promise<AnyObject> | AnyObject }
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */

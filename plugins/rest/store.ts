@@ -319,6 +319,21 @@ export class GenericStore {
     return { manager: caller.manager, apiVersion: this.resource.apiVersion, subresource, time: now() }
   }
 
+  /** POST on a virtual kind: the body checked as on create, answered by the kind, never stored. */
+  async createVirtual (namespace: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<AnyObject> {
+    this.checkTypeMeta(body)
+    const obj = this.normalise(body)
+    if (this.resource.namespaced) obj.metadata.namespace = namespace
+    this.checkSchema(obj, opts.fieldValidation, caller, obj.metadata.name ?? '')
+    return await this.resource.virtual!.create(this.context(namespace, caller, opts.dryRun), obj)
+  }
+
+  /** POST on `<item>/<sub>`: the subresource answers about the stored parent; nothing is written here. */
+  async createOnSubresource (namespace: string, name: string, sub: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<AnyObject> {
+    const parent = JSON.parse((await this.get(namespace, name)).json) as AnyObject
+    return await this.resource.subresources[sub]!.create!(this.context(namespace, caller, opts.dryRun), parent, body)
+  }
+
   async create (namespace: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<{ json: string, object: AnyObject }> {
     this.checkTypeMeta(body)
     const obj = this.normalise(body)
