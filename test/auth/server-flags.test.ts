@@ -1,7 +1,7 @@
 // The authentication flags end to end: the real server process, driven by kubectl.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
@@ -10,6 +10,7 @@ import { promisify } from 'node:util'
 import { parse, stringify } from 'yaml'
 import { parseFlags } from '../../bin/flags.js'
 import { freshDatabase } from '../helpers/postgres.js'
+import { runServer, startServer } from '../helpers/server.js'
 import { EXEC_CREDENTIAL_GROUP } from '../../resources/naming.js'
 
 type T = { after (fn: () => unknown): void }
@@ -20,26 +21,6 @@ function tempDir (t: T): string {
   const dir = mkdtempSync(join(tmpdir(), 'server-flags-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   return dir
-}
-
-function runServer (args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts', '--secure-port', '0', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
-}
-
-/** Starts bin/server.ts and waits for its kubeconfig; stopped after the test. */
-async function startServer (t: T, dataDir: string, args: string[]): Promise<{ kubeconfig: string, server: string, caPem: string }> {
-  const child = runServer(['--data-dir', dataDir, '--storage-url', await freshDatabase(t), ...args])
-  let stderr = ''
-  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
-  t.after(() => new Promise<void>(resolve => { child.once('exit', () => resolve()); child.kill('SIGTERM') }))
-  const kubeconfig = join(dataDir, 'admin.kubeconfig')
-  const deadline = Date.now() + 60_000
-  while (!existsSync(kubeconfig)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${stderr}`)
-    await new Promise(resolve => setTimeout(resolve, 100))
-  }
-  const cfg = parse(readFileSync(kubeconfig, 'utf8'))
-  return { kubeconfig, server: cfg.clusters[0].cluster.server, caPem: Buffer.from(cfg.clusters[0].cluster['certificate-authority-data'], 'base64').toString() }
 }
 
 function get (server: string, caPem: string, path: string): Promise<{ status: number, body: any }> {
