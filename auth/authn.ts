@@ -108,18 +108,25 @@ export default fp(async function authn (fastify: FastifyInstance, opts: AuthnOpt
       return undefined
     },
     async authenticate (request) {
-      for (const [name, authenticator] of [...first, ...last]) {
-        let user: UserInfo | undefined
-        try {
-          user = await authenticator(request)
-        } catch (err) {
-          request.log.debug({ err, authenticator: name }, 'authentication failed')
-          throw err instanceof ApiError && err.code === 401 ? err : unauthorized()
+      // A union, as the reference server's: a method that fails does not stop the others (a
+      // bad client certificate beside a good token is the token's user), but any failure rules
+      // out the `last` ones, so bad credentials are never anonymous.
+      let failed: unknown
+      const run = async (list: Array<[string, Authenticator]>): Promise<UserInfo | undefined> => {
+        for (const [name, authenticator] of list) {
+          try {
+            const user = await authenticator(request)
+            if (user !== undefined) return withAuthenticatedGroup(user)
+          } catch (err) {
+            request.log.debug({ err, authenticator: name }, 'authentication failed')
+            failed ??= err
+          }
         }
-        if (user === undefined) continue
-        return withAuthenticatedGroup(user)
+        return undefined
       }
-      throw unauthorized()
+      const user = await run(first) ?? (failed === undefined ? await run(last) : undefined)
+      if (user !== undefined) return user
+      throw failed instanceof ApiError && failed.code === 401 ? failed : unauthorized()
     }
   }
   fastify.decorate('authn', chain)

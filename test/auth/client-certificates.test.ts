@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -21,7 +21,10 @@ async function pkiIn (t: T): Promise<Pki> {
 
 /** A TLS app trusting `server`'s CA for client certificates; records who each request ran as. */
 async function tlsApp (t: T, server: Pki, opts: Partial<AppOptions> = {}) {
+  const tokenAuthFile = join(mkdtempSync(join(tmpdir(), 'tokens-')), 'tokens.csv')
+  writeFileSync(tokenAuthFile, 'static-token,sam,uid-sam\n')
   const app: FastifyInstance = await buildApp({
+    tokenAuthFile,
     databaseUrl: await freshDatabase(t), compactionIntervalMs: 0, authorizationModes: [],
     tls: { cert: server.servingCertPem, key: server.servingKeyPem, clientCA: server.caCertPem }, ...opts
   })
@@ -59,6 +62,10 @@ describe('client certificates', () => {
     assert.deepEqual(rejected.body, UNAUTHORIZED)
     // No certificate and no anonymous access: 401.
     assert.equal((await get({})).status, 401)
+    // A certificate of another CA beside a good token: the token's user.
+    const both = await get({ cert: foreign.adminCertPem, key: foreign.adminKeyPem }, { authorization: 'Bearer static-token' })
+    assert.equal(both.status, 200)
+    assert.equal(both.user?.username, 'sam')
   })
 })
 
