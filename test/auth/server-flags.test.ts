@@ -103,7 +103,7 @@ describe('authentication flags', () => {
   it('serves anonymous requests by default with certificates generated in --cert-dir, and TLS 1.2 at least', async (t) => {
     const dir = tempDir(t)
     const certDir = join(dir, 'certs')
-    const { server, caPem } = await startServer(t, join(dir, 'data'), ['--cert-dir', certDir])
+    const { server, caPem, kubeconfig } = await startServer(t, join(dir, 'data'), ['--cert-dir', certDir])
     for (const f of ['ca.crt', 'apiserver.crt', 'apiserver.key', 'sa.key']) assert.ok(existsSync(join(certDir, f)), f)
     assert.equal(existsSync(join(dir, 'data', 'pki')), false)
     const anonymous = await get(server, caPem, '/api/v1/namespaces')
@@ -114,6 +114,9 @@ describe('authentication flags', () => {
       req.end()
     })
     assert.notEqual(await tls11, 'connected')
+    // kubectl's impersonation flags, allowed by the default AlwaysAllow mode.
+    const as = await execFileP(KUBECTL, ['--kubeconfig', kubeconfig, '--as', 'bob', '--as-group', 'qa', '--as-uid', '7', 'get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}'])
+    assert.equal(as.stdout, 'default')
   })
 
   it('lets kubectl authenticate through exec credential plugins (token and client certificate) with --anonymous-auth=false', async (t) => {
