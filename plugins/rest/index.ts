@@ -72,7 +72,8 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   const registry: ResourceRegistry = {
     add (resource) {
       const cache = fastify.watchCaches.register(keyPrefix(resource), (obj: AnyObject) => store.attrs(obj))
-      const store: GenericStore = new GenericStore(resource, fastify.storage, cache, fastify.admission, registry)
+      // Its own subresource table: addSubresource must not reach kinds of other app instances.
+      const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry)
       stores.push(store)
       byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, store)
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
