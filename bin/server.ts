@@ -27,14 +27,14 @@ async function main (): Promise<void> {
     databaseUrl = embedded.url
   }
 
-  const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
-  const tls = {
-    cert: flags.tlsCertFile === undefined ? pki.servingCertPem : readFileSync(flags.tlsCertFile, 'utf8'),
-    key: flags.tlsPrivateKeyFile === undefined ? pki.servingKeyPem : readFileSync(flags.tlsPrivateKeyFile, 'utf8'),
-    clientCA
-  }
   let app
   try {
+    const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
+    const tls = {
+      cert: flags.tlsCertFile === undefined ? pki.servingCertPem : readFileSync(flags.tlsCertFile, 'utf8'),
+      key: flags.tlsPrivateKeyFile === undefined ? pki.servingKeyPem : readFileSync(flags.tlsPrivateKeyFile, 'utf8'),
+      clientCA
+    }
     app = await buildApp({
       databaseUrl,
       tls,

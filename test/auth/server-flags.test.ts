@@ -12,6 +12,7 @@ import { parseFlags } from '../../bin/flags.js'
 import { freshDatabase } from '../helpers/postgres.js'
 import { runServer, startServer } from '../helpers/server.js'
 import { EXEC_CREDENTIAL_GROUP } from '../../resources/naming.js'
+import { ensureCertificates } from '../../auth/pki.js'
 
 type T = { after (fn: () => unknown): void }
 const execFileP = promisify(execFile)
@@ -117,6 +118,22 @@ describe('authentication flags', () => {
     // kubectl's impersonation flags, allowed by the default AlwaysAllow mode.
     const as = await execFileP(KUBECTL, ['--kubeconfig', kubeconfig, '--as', 'bob', '--as-group', 'qa', '--as-uid', '7', 'get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}'])
     assert.equal(as.stdout, 'default')
+  })
+
+  it('serves the --tls-cert-file pair and trusts --client-ca-file certificates', async (t) => {
+    const dir = tempDir(t)
+    const own = await ensureCertificates(join(dir, 'own'))
+    const s = await startServer(t, join(dir, 'data'), [
+      '--anonymous-auth=false', '--tls-cert-file', own.paths.servingCert, '--tls-private-key-file', own.paths.servingKey, '--client-ca-file', own.paths.caCert
+    ])
+    const call = (client: { cert?: string, key?: string }) => new Promise<number>((resolve, reject) => {
+      // Verified against the operator's CA: the server presents the given certificate.
+      const req = httpsRequest(new URL('/api/v1/namespaces', s.server), { ca: own.caCertPem, ...client }, (res) => { res.resume(); resolve(res.statusCode ?? 0) })
+      req.on('error', reject)
+      req.end()
+    })
+    assert.equal(await call({ cert: own.adminCertPem, key: own.adminKeyPem }), 200)
+    assert.equal(await call({}), 401)
   })
 
   it('lets kubectl authenticate through exec credential plugins (token and client certificate) with --anonymous-auth=false', async (t) => {
