@@ -77,6 +77,10 @@ export default fp(async function requestHeader (fastify: FastifyInstance, opts: 
       extra[key] = [...(extra[key] ?? []), ...values(request, name)]
     }
     if (Object.keys(extra).length > 0) user.extra = extra
+    // What the proxy asserted is consumed here; nothing after authentication should read it again.
+    for (const name of Object.keys(request.headers)) {
+      if (usernameHeaders.includes(name) || uidHeaders.includes(name) || groupHeaders.includes(name) || extraPrefixes.some(p => name.startsWith(p))) delete request.headers[name]
+    }
     return user
   })
 }, { name: 'authn:request-header', dependencies: ['authn'] })

@@ -1,5 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { buildTestApp } from '../helpers/app.js'
 import type { Attributes } from '../../auth/authz.js'
 
@@ -12,7 +14,7 @@ describe('impersonation', () => {
       asked.push(a)
       if (a.verb !== 'impersonate') return { decision: 'Allow' }
       if (a.user.username !== 'alice') return { decision: 'NoOpinion' }
-      const allowed = (a.resource === 'users' && a.name === 'bob') || (a.resource === 'groups' && a.name === 'qa') ||
+      const allowed = (a.resource === 'users' && a.name === 'bob') || (a.resource === 'groups' && (a.name === 'qa' || a.name === 'dev')) ||
         (a.resource === 'userextras' && a.subresource === 'scopes' && a.name === 'view') ||
         (a.resource === 'uids' && a.apiGroup === 'authentication.svc.io' && a.name === '42') ||
         (a.resource === 'serviceaccounts' && a.namespace === 'build' && a.name === 'ci')
@@ -29,6 +31,19 @@ describe('impersonation', () => {
       ['', 'users', '', 'bob'], ['', 'groups', '', 'qa'], ['', 'userextras', 'scopes', 'view'], ['authentication.svc.io', 'uids', '', '42']
     ])
     assert.deepEqual(last().user, { username: 'bob', uid: '42', groups: ['qa', 'system:authenticated'], extra: { scopes: ['view'] } })
+
+    // Repeated headers are separate groups and values (over the wire: inject joins them).
+    await app.listen({ port: 0, host: '127.0.0.1' })
+    const repeated = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1', port: (app.server.address() as AddressInfo).port, path: '/api/v1/namespaces/default/configmaps',
+        headers: { authorization: 'Bearer alice-token', 'impersonate-user': 'bob', 'impersonate-group': ['qa', 'dev'], 'impersonate-extra-scopes': ['view', 'view'] }
+      }, (res) => { res.resume(); resolve(res.statusCode ?? 0) })
+      req.on('error', reject)
+      req.end()
+    })
+    assert.equal(repeated, 200)
+    assert.deepEqual(last().user, { username: 'bob', groups: ['qa', 'dev', 'system:authenticated'], extra: { scopes: ['view', 'view'] } })
 
     asked.length = 0
     const sa = await request({ method: 'GET', url: '/api/v1/namespaces/default/configmaps', as: 'alice', headers: { 'impersonate-user': 'system:serviceaccount:build:ci' } })
