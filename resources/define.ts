@@ -42,8 +42,14 @@ export interface Strategy<T = AnyObject> {
 
 /** A subresource served on `<item>/<name>`: which part of an incoming object it may change. */
 export interface SubresourceDefinition<T = AnyObject> {
-  /** The object to store: `existing` with the part this subresource owns taken from `incoming`. */
-  merge (incoming: T, existing: T): T
+  /** The object to store: `existing` with the part this subresource owns taken from `incoming`; absent for create-only subresources. */
+  merge? (incoming: T, existing: T): T
+  /**
+   * POST on `<item>/<sub>` (verb create, e.g. serviceaccounts/token): answers a request object
+   * about the stored `parent` without storing either. Returns the response object (201); throws
+   * ApiError for bad requests.
+   */
+  create? (ctx: RequestContext, parent: T, body: AnyObject): Promise<AnyObject> | AnyObject
   /** The verbs served; default get, update, patch. */
   verbs?: Verb[]
   /** The main resource keeps this part from the stored object on update (status). */

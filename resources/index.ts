@@ -20,6 +20,7 @@ import volumeattachments from './volumeattachments.js'
 import csidrivers from './csidrivers.js'
 import csinodes from './csinodes.js'
 import csistoragecapacities from './csistoragecapacities.js'
+import serviceaccounts from './serviceaccounts.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -41,5 +42,6 @@ export const RESOURCES: readonly Resource[] = [
   volumeattachments,
   csidrivers,
   csinodes,
-  csistoragecapacities
+  csistoragecapacities,
+  serviceaccounts
 ]

@@ -6,7 +6,7 @@ import {
   ApiError, alreadyExists, badRequest, conflict, expired, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE,
   serviceUnavailable, tooLargeResourceVersion, type FieldError
 } from '../errors.js'
-import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resource } from '../../resources/define.js'
+import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resource, type VirtualContext } from '../../resources/define.js'
 import { validateAnnotations, validateLabels, dnsLabelProblems, dnsSubdomainProblems, pathSegmentProblems, qualifiedNameProblems, invalidEach } from '../../resources/validation.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache } from '../../storage/interface.js'
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../../admission/chain.js'
@@ -330,6 +330,20 @@ export class GenericStore {
 
   private managerInfo (caller: Caller, subresource: string) {
     return { manager: caller.manager, apiVersion: this.resource.apiVersion, subresource, time: now() }
+  }
+
+  /** POST on a virtual kind: the body checked as on create, answered by the kind, never stored. */
+  async createVirtual (namespace: string, body: AnyObject, opts: WriteOptions, caller: Caller, ctx: VirtualContext): Promise<AnyObject> {
+    const { kind: _k, apiVersion: _a, ...fields } = body
+    const obj: AnyObject = { kind: this.resource.kind, apiVersion: this.resource.apiVersion, ...fields }
+    this.checkSchema(obj, opts.fieldValidation, caller, obj.metadata?.name ?? '')
+    return await this.resource.virtual!.create(obj, ctx)
+  }
+
+  /** POST on `<item>/<sub>`: the subresource answers about the stored parent; nothing is written here. */
+  async createOnSubresource (namespace: string, name: string, sub: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<AnyObject> {
+    const parent = JSON.parse((await this.get(namespace, name)).json) as AnyObject
+    return await this.resource.subresources[sub]!.create!(this.context(namespace, caller, opts.dryRun), parent, body)
   }
 
   async create (namespace: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<{ json: string, object: AnyObject }> {
