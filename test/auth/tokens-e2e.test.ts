@@ -43,8 +43,9 @@ describe('bearer tokens end to end', () => {
     const hook = await startWebhook(t)
     writeFileSync(join(dir, 'tokens.csv'), 'static-token,sam,uid-sam,"ops"\n')
     writeFileSync(join(dir, 'oidc-ca.crt'), idp.caPem)
+    // Authentication is under test here; AlwaysAllow keeps authorization out of the way.
     const s = await startServer(t, [
-      '--anonymous-auth=false', '--token-auth-file', join(dir, 'tokens.csv'), '--enable-bootstrap-token-auth',
+      '--authorization-mode', 'AlwaysAllow', '--anonymous-auth=false', '--token-auth-file', join(dir, 'tokens.csv'), '--enable-bootstrap-token-auth',
       '--oidc-issuer-url', idp.issuer, '--oidc-client-id', idp.clientId, '--oidc-ca-file', join(dir, 'oidc-ca.crt'), '--oidc-username-claim', 'email',
       '--authentication-token-webhook-config-file', hook.configFile
     ], join(dir, 'data'))
