@@ -48,7 +48,7 @@ async function main (): Promise<number> {
   const files = (await Promise.all((args.length > 0 ? args : ['test']).map(testFiles))).flat()
   const stopDatabase = await provideDatabase()
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...files],
       { stdio: 'inherit', env: process.env })
     const forward = (signal: NodeJS.Signals): void => { child.kill(signal) }
     process.on('SIGINT', forward)
