@@ -334,8 +334,10 @@ export class GenericStore {
 
   /** POST on a virtual kind: the body checked as on create, answered by the kind, never stored. */
   async createVirtual (namespace: string, body: AnyObject, opts: WriteOptions, caller: Caller, ctx: VirtualContext): Promise<AnyObject> {
-    const { kind: _k, apiVersion: _a, ...fields } = body
+    // Status is the server's answer; clients send it zero-valued (Go clients as nulls).
+    const { kind: _k, apiVersion: _a, status: _s, ...fields } = body
     const obj: AnyObject = { kind: this.resource.kind, apiVersion: this.resource.apiVersion, ...fields }
+    if (this.resource.namespaced && namespace !== '' && (obj.metadata?.namespace ?? '') === '') obj.metadata = { ...(obj.metadata ?? {}), namespace }
     this.checkSchema(obj, opts.fieldValidation, caller, obj.metadata?.name ?? '')
     return await this.resource.virtual!.create(obj, ctx)
   }

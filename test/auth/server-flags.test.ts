@@ -116,7 +116,7 @@ describe('authentication flags', () => {
     })
     assert.notEqual(await tls11, 'connected')
     // kubectl's impersonation flags: the admin (system:masters) may impersonate.
-    const as = await execFileP(KUBECTL, ['--kubeconfig', kubeconfig, '--as', 'bob', '--as-group', 'qa', '--as-uid', '7', 'get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}'])
+    const as = await execFileP(KUBECTL, ['--kubeconfig', kubeconfig, '--as', 'bob', '--as-group', 'system:masters', '--as-uid', '7', 'get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}'])
     assert.equal(as.stdout, 'default')
   })
 
