@@ -6,6 +6,7 @@ import { buildApp } from '../plugins/app.js'
 import { ensureCertificates, writeKubeconfig } from '../auth/pki.js'
 import { startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
+import { authOptions } from './auth-options.js'
 
 async function main (): Promise<void> {
   let flags
@@ -17,7 +18,7 @@ async function main (): Promise<void> {
   }
   const dataDir = resolve(flags.dataDir)
   mkdirSync(dataDir, { recursive: true })
-  const pki = await ensureCertificates(dataDir, { bindAddress: flags.bindAddress })
+  const pki = await ensureCertificates(dataDir, { bindAddress: flags.bindAddress, certDir: flags.certDir })
 
   let embedded: { url: string, stop(): Promise<void> } | undefined
   let databaseUrl = flags.storageUrl
@@ -26,14 +27,14 @@ async function main (): Promise<void> {
     databaseUrl = embedded.url
   }
 
-  const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
-  const tls = {
-    cert: flags.tlsCertFile === undefined ? pki.servingCertPem : readFileSync(flags.tlsCertFile, 'utf8'),
-    key: flags.tlsPrivateKeyFile === undefined ? pki.servingKeyPem : readFileSync(flags.tlsPrivateKeyFile, 'utf8'),
-    clientCA
-  }
   let app
   try {
+    const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
+    const tls = {
+      cert: flags.tlsCertFile === undefined ? pki.servingCertPem : readFileSync(flags.tlsCertFile, 'utf8'),
+      key: flags.tlsPrivateKeyFile === undefined ? pki.servingKeyPem : readFileSync(flags.tlsPrivateKeyFile, 'utf8'),
+      clientCA
+    }
     app = await buildApp({
       databaseUrl,
       tls,
@@ -51,7 +52,8 @@ async function main (): Promise<void> {
             authorizedTtlMs: flags.authorizationWebhookCacheAuthorizedTtlMs,
             unauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs
           },
-      admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins }
+      admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+      ...authOptions(flags, pki)
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })
   } catch (err) {

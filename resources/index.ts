@@ -12,6 +12,16 @@ import selfsubjectaccessreviews from './selfsubjectaccessreviews.js'
 import subjectaccessreviews from './subjectaccessreviews.js'
 import localsubjectaccessreviews from './localsubjectaccessreviews.js'
 import selfsubjectrulesreviews from './selfsubjectrulesreviews.js'
+import persistentvolumeclaims from './persistentvolumeclaims.js'
+import persistentvolumes from './persistentvolumes.js'
+import pods from './pods.js'
+import nodes from './nodes.js'
+import storageclasses from './storageclasses.js'
+import volumeattachments from './volumeattachments.js'
+import csidrivers from './csidrivers.js'
+import csinodes from './csinodes.js'
+import csistoragecapacities from './csistoragecapacities.js'
+import serviceaccounts from './serviceaccounts.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -25,5 +35,15 @@ export const RESOURCES: readonly Resource[] = [
   selfsubjectaccessreviews,
   subjectaccessreviews,
   localsubjectaccessreviews,
-  selfsubjectrulesreviews
+  selfsubjectrulesreviews,
+  persistentvolumeclaims,
+  persistentvolumes,
+  pods,
+  nodes,
+  storageclasses,
+  volumeattachments,
+  csidrivers,
+  csinodes,
+  csistoragecapacities,
+  serviceaccounts
 ]
