@@ -26,6 +26,8 @@ export interface AdmissionAttributes {
   lookup (plural: string, group: string, namespace: string, name: string): Promise<AnyObject | undefined>
   /** Lists the current objects of a kind (from the watch cache). */
   list (plural: string, group: string, namespace?: string): AnyObject[]
+  /** Lists the objects of a kind as of the database's newest revision (waits for the watch cache to catch up). */
+  listConsistent (plural: string, group: string, namespace?: string): Promise<AnyObject[]>
   /** Warnings for the client. */
   warnings: string[]
 }

@@ -41,6 +41,8 @@ export interface EnsureCertificatesOptions {
   /** Extra names or IPs for the serving certificate. */
   hosts?: string[]
   bindAddress?: string
+  /** --cert-dir: where the generated certificates and keys go; default `<data-dir>/pki`. */
+  certDir?: string
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -71,7 +73,7 @@ interface Issuer {
 }
 
 export async function ensureCertificates(dataDir: string, opts: EnsureCertificatesOptions = {}): Promise<Pki> {
-  const pkiDir = join(dataDir, 'pki')
+  const pkiDir = opts.certDir ?? join(dataDir, 'pki')
   await mkdir(pkiDir, { recursive: true, mode: 0o700 })
 
   const caKeyPath = join(pkiDir, 'ca.key')

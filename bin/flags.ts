@@ -20,6 +20,32 @@ export interface Flags {
   authorizationWebhookCacheAuthorizedTtlMs: number
   authorizationWebhookCacheUnauthorizedTtlMs: number
   authorizationPolicyFile?: string
+  certDir?: string
+  apiAudiences?: string[]
+  enableBootstrapTokenAuth: boolean
+  controllers: string[]
+  serviceAccountKeyFiles: string[]
+  serviceAccountSigningKeyFile?: string
+  serviceAccountIssuers: string[]
+  serviceAccountLookup: boolean
+  oidcIssuerUrl?: string
+  oidcClientId?: string
+  oidcUsernameClaim?: string
+  oidcUsernamePrefix?: string
+  oidcGroupsClaim?: string
+  oidcGroupsPrefix?: string
+  oidcRequiredClaims: Record<string, string>
+  oidcCaFile?: string
+  oidcSigningAlgs?: string[]
+  authenticationTokenWebhookConfigFile?: string
+  authenticationTokenWebhookVersion: 'v1beta1' | 'v1'
+  authenticationTokenWebhookCacheTtlMs: number
+  requestheaderClientCaFile?: string
+  requestheaderAllowedNames: string[]
+  requestheaderUsernameHeaders: string[]
+  requestheaderUidHeaders: string[]
+  requestheaderGroupHeaders: string[]
+  requestheaderExtraHeadersPrefix: string[]
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -44,7 +70,7 @@ const bool = (name: string, v: string): boolean => {
   throw new Error(`invalid boolean for --${name}: "${v}"`)
 }
 
-const BOOLEAN_FLAGS = new Set(['anonymous-auth'])
+const BOOLEAN_FLAGS = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'service-account-lookup'])
 
 export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env): Flags {
   const f: Flags = {
@@ -61,7 +87,20 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     logLevel: env.LOG_LEVEL ?? 'info',
     authorizationWebhookVersion: 'v1beta1',
     authorizationWebhookCacheAuthorizedTtlMs: 5 * 60_000,
-    authorizationWebhookCacheUnauthorizedTtlMs: 30_000
+    authorizationWebhookCacheUnauthorizedTtlMs: 30_000,
+    enableBootstrapTokenAuth: false,
+    controllers: ['*'],
+    serviceAccountKeyFiles: [],
+    serviceAccountIssuers: [],
+    serviceAccountLookup: true,
+    oidcRequiredClaims: {},
+    authenticationTokenWebhookVersion: 'v1beta1',
+    authenticationTokenWebhookCacheTtlMs: 2 * 60_000,
+    requestheaderAllowedNames: [],
+    requestheaderUsernameHeaders: [],
+    requestheaderUidHeaders: [],
+    requestheaderGroupHeaders: [],
+    requestheaderExtraHeadersPrefix: []
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -98,6 +137,42 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'authorization-webhook-cache-authorized-ttl': f.authorizationWebhookCacheAuthorizedTtlMs = parseDuration(value); break
       case 'authorization-webhook-cache-unauthorized-ttl': f.authorizationWebhookCacheUnauthorizedTtlMs = parseDuration(value); break
       case 'authorization-policy-file': f.authorizationPolicyFile = value; break
+      case 'cert-dir': f.certDir = value; break
+      case 'api-audiences': f.apiAudiences = list(value); break
+      case 'enable-bootstrap-token-auth': f.enableBootstrapTokenAuth = bool(name, value); break
+      case 'controllers': f.controllers = list(value); break
+      case 'service-account-key-file': f.serviceAccountKeyFiles.push(value); break
+      case 'service-account-signing-key-file': f.serviceAccountSigningKeyFile = value; break
+      case 'service-account-issuer': f.serviceAccountIssuers.push(value); break
+      case 'service-account-lookup': f.serviceAccountLookup = bool(name, value); break
+      case 'oidc-issuer-url': f.oidcIssuerUrl = value; break
+      case 'oidc-client-id': f.oidcClientId = value; break
+      case 'oidc-username-claim': f.oidcUsernameClaim = value; break
+      case 'oidc-username-prefix': f.oidcUsernamePrefix = value; break
+      case 'oidc-groups-claim': f.oidcGroupsClaim = value; break
+      case 'oidc-groups-prefix': f.oidcGroupsPrefix = value; break
+      case 'oidc-required-claim': {
+        for (const pair of list(value)) {
+          const eq = pair.indexOf('=')
+          if (eq <= 0) throw new Error(`invalid --oidc-required-claim "${pair}": want key=value`)
+          f.oidcRequiredClaims[pair.slice(0, eq)] = pair.slice(eq + 1)
+        }
+        break
+      }
+      case 'oidc-ca-file': f.oidcCaFile = value; break
+      case 'oidc-signing-algs': f.oidcSigningAlgs = list(value); break
+      case 'authentication-token-webhook-config-file': f.authenticationTokenWebhookConfigFile = value; break
+      case 'authentication-token-webhook-version':
+        if (value !== 'v1' && value !== 'v1beta1') throw new Error(`invalid --authentication-token-webhook-version "${value}": want v1 or v1beta1`)
+        f.authenticationTokenWebhookVersion = value
+        break
+      case 'authentication-token-webhook-cache-ttl': f.authenticationTokenWebhookCacheTtlMs = parseDuration(value); break
+      case 'requestheader-client-ca-file': f.requestheaderClientCaFile = value; break
+      case 'requestheader-allowed-names': f.requestheaderAllowedNames = list(value); break
+      case 'requestheader-username-headers': f.requestheaderUsernameHeaders = list(value); break
+      case 'requestheader-uid-headers': f.requestheaderUidHeaders = list(value); break
+      case 'requestheader-group-headers': f.requestheaderGroupHeaders = list(value); break
+      case 'requestheader-extra-headers-prefix': f.requestheaderExtraHeadersPrefix = list(value); break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

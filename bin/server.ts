@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
+import { authOptions } from './auth-options.js'
 
 async function main (): Promise<void> {
   let flags
@@ -15,12 +16,16 @@ async function main (): Promise<void> {
   }
   const dataDir = resolve(flags.dataDir)
   mkdirSync(dataDir, { recursive: true })
+<<<<<<< HEAD
   // Start-up time: the app's modules load (and compile) and the certificates load while the
   // embedded PostgreSQL starts, rather than one after the other.
   const loadingApp = import('../plugins/app.js')
   loadingApp.catch(() => {})
   const loadingPki = import('../auth/pki.js').then(async (m) => ({ ...m, pki: await m.ensureCertificates(dataDir, { bindAddress: flags.bindAddress }) }))
   loadingPki.catch(() => {})
+=======
+  const pki = await ensureCertificates(dataDir, { bindAddress: flags.bindAddress, certDir: flags.certDir })
+>>>>>>> main
 
   let embedded: { url: string, stop(): Promise<void> } | undefined
   let databaseUrl = flags.storageUrl
@@ -39,14 +44,14 @@ async function main (): Promise<void> {
     process.exit(1)
   }
 
-  const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
-  const tls = {
-    cert: flags.tlsCertFile === undefined ? pki.servingCertPem : readFileSync(flags.tlsCertFile, 'utf8'),
-    key: flags.tlsPrivateKeyFile === undefined ? pki.servingKeyPem : readFileSync(flags.tlsPrivateKeyFile, 'utf8'),
-    clientCA
-  }
   let app
   try {
+    const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
+    const tls = {
+      cert: flags.tlsCertFile === undefined ? pki.servingCertPem : readFileSync(flags.tlsCertFile, 'utf8'),
+      key: flags.tlsPrivateKeyFile === undefined ? pki.servingKeyPem : readFileSync(flags.tlsPrivateKeyFile, 'utf8'),
+      clientCA
+    }
     app = await buildApp({
       databaseUrl,
       tls,
@@ -64,7 +69,8 @@ async function main (): Promise<void> {
             authorizedTtlMs: flags.authorizationWebhookCacheAuthorizedTtlMs,
             unauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs
           },
-      admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins }
+      admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+      ...authOptions(flags, pki)
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })
   } catch (err) {

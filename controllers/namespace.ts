@@ -2,21 +2,17 @@
 // then remove this server's finalizer through /finalize so the namespace itself goes.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { CONTROLLER_USER, FINALIZERS } from '../resources/naming.js'
+import { FINALIZERS } from '../resources/naming.js'
 import { ApiError } from '../plugins/errors.js'
 import type { AnyObject } from '../resources/define.js'
-import type { Caller, GenericStore } from '../plugins/rest/store.js'
+import type { GenericStore } from '../plugins/rest/store.js'
+import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 
-const RESYNC_MS = 2000
+/** While a namespace still holds objects (some with finalizers of their own), look again this soon. */
+const RETRY_MS = 1000
 
 export default fp(async function namespaceController (fastify: FastifyInstance) {
-  let timer: NodeJS.Timeout | undefined
-  let stopped = false
-  let watch: { stop(): void } | undefined
-  const inFlight = new Set<string>()
-  const caller = (): Caller => ({ user: { ...CONTROLLER_USER, groups: [...CONTROLLER_USER.groups] }, manager: 'namespace-controller', warnings: [] })
-  const options = { dryRun: false, fieldValidation: 'Ignore' as const, force: false }
-
+  const caller = controllerCaller('namespace-controller')
   const namespaces = (): GenericStore => fastify.resources.find('namespaces', '')!
 
   /** Deletes what is left in the namespace; true once nothing is. */
@@ -30,7 +26,7 @@ export default fp(async function namespaceController (fastify: FastifyInstance) 
         const obj = JSON.parse(item.json) as AnyObject
         if (obj.metadata?.deletionTimestamp !== undefined) continue
         try {
-          await store.delete(name, obj.metadata.name, { dryRun: false }, caller())
+          await store.delete(name, obj.metadata.name, { dryRun: false }, caller)
         } catch (err) {
           if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err
         }
@@ -39,45 +35,31 @@ export default fp(async function namespaceController (fastify: FastifyInstance) 
     return remaining === 0
   }
 
-  async function finalize (name: string): Promise<void> {
-    if (inFlight.has(name)) return
-    inFlight.add(name)
+  /** Finalizes the namespace once it is empty; false while objects remain. */
+  async function finalize (name: string): Promise<boolean> {
+    if (!(await emptyNamespace(name))) return false
     try {
-      if (!(await emptyNamespace(name))) return
       await namespaces().update('', name, (old) => ({
         ...old, spec: { ...(old.spec ?? {}), finalizers: (old.spec?.finalizers ?? []).filter((f: string) => f !== FINALIZERS.namespace) }
-      }), { ...options, subresource: 'finalize' }, caller())
+      }), { ...CONTROLLER_WRITE, subresource: 'finalize' }, caller)
     } catch (err) {
-      if (!(err instanceof ApiError && err.code === 404)) fastify.log.warn({ err, namespace: name }, 'namespace cleanup failed; will retry')
-    } finally {
-      inFlight.delete(name)
+      if (!(err instanceof ApiError && err.code === 404)) throw err
     }
+    return true
   }
 
-  function sweep (): void {
-    const store = namespaces()
-    for (const item of store.cache.list(store.prefix)) {
-      const ns = JSON.parse(item.json) as AnyObject
-      if (ns.metadata?.deletionTimestamp !== undefined && (ns.spec?.finalizers ?? []).includes(FINALIZERS.namespace)) void finalize(ns.metadata.name)
+  controllerLoop(fastify, {
+    name: 'namespace',
+    watch: () => [namespaces()],
+    async sync () {
+      const store = namespaces()
+      let pending = false
+      for (const item of store.cache.list(store.prefix)) {
+        const ns = JSON.parse(item.json) as AnyObject
+        if (ns.metadata?.deletionTimestamp === undefined || !(ns.spec?.finalizers ?? []).includes(FINALIZERS.namespace)) continue
+        if (!(await finalize(ns.metadata.name))) pending = true
+      }
+      return pending ? RETRY_MS : undefined
     }
-  }
-
-  fastify.addHook('onReady', async () => {
-    const store = namespaces()
-    await store.cache.ready
-    watch = store.cache.watch(store.prefix, store.cache.revision, (e) => {
-      if (e.type !== 'DELETED' && !stopped) sweep()
-    }, (err) => fastify.log.warn({ err }, 'namespace controller watch ended'))
-    const tick = (): void => {
-      if (stopped) return
-      sweep()
-      timer = setTimeout(tick, RESYNC_MS)
-    }
-    timer = setTimeout(tick, 0)
-  })
-  fastify.addHook('onClose', async () => {
-    stopped = true
-    watch?.stop()
-    if (timer !== undefined) clearTimeout(timer)
   })
 }, { name: 'controller:namespace', dependencies: ['rest'] })

@@ -8,6 +8,7 @@ import version from './version.js'
 import rest, { BODY_LIMIT } from './rest/index.js'
 import protobuf from './protobuf/index.js'
 import discovery from './discovery.js'
+import openapi from './openapi/index.js'
 import storage from '../storage/plugin.js'
 import authn from '../auth/authn.js'
 import x509 from '../auth/authenticators/x509.js'
@@ -26,8 +27,27 @@ import rbacBootstrap from '../controllers/rbac-bootstrap.js'
 import clusterRoleAggregation from '../controllers/clusterrole-aggregation.js'
 import admission from '../admission/chain.js'
 import namespaceLifecycle from '../admission/namespace-lifecycle.js'
+import defaultStorageClass from '../admission/default-storage-class.js'
+import persistentVolumeClaimResize from '../admission/persistent-volume-claim-resize.js'
+import storageObjectInUseProtection from '../admission/storage-object-in-use-protection.js'
 import namespaceController from '../controllers/namespace.js'
 import systemNamespaces from '../controllers/system-namespaces.js'
+import storageProtectionController from '../controllers/storage-protection.js'
+import ephemeralVolumeController from '../controllers/ephemeral-volume.js'
+import bootstrapToken from '../auth/authenticators/bootstrap-token.js'
+import serviceAccount from '../auth/authenticators/service-account.js'
+import serviceAccountTokens, { type ServiceAccountOptions } from '../auth/service-account-tokens.js'
+import tokenRequest from '../auth/token-request.js'
+import tokenReview from '../auth/token-review.js'
+import impersonation from '../auth/impersonation.js'
+import oidc, { type OidcOptions } from '../auth/authenticators/oidc.js'
+import tokenWebhook, { type TokenWebhookOptions } from '../auth/authenticators/token-webhook.js'
+import requestHeader, { type RequestHeaderOptions } from '../auth/authenticators/request-header.js'
+import tokenCleaner from '../controllers/token-cleaner.js'
+import serviceAccountController from '../controllers/serviceaccounts.js'
+import serviceAccountTokenController from '../controllers/serviceaccount-tokens.js'
+import rootCaPublisher from '../controllers/root-ca-publisher.js'
+import { generateKeyPairSync } from 'node:crypto'
 import { RESOURCES } from '../resources/index.js'
 import type { Resource } from '../resources/define.js'
 
@@ -50,6 +70,31 @@ export interface AppOptions {
   authorizationWebhook?: WebhookAuthorizerOptions
   admission?: { enable?: string[], disable?: string[] }
   bookmarkIntervalMs?: number
+  /** --api-audiences: what request tokens must be valid for; default the service-account issuer. */
+  apiAudiences?: string[]
+  /** --enable-bootstrap-token-auth */
+  enableBootstrapTokenAuth?: boolean
+  /** --controllers: `*` for every default controller, names to add, `-name` to remove. Default `*`. */
+  controllers?: string[]
+  /** --service-account-* flags; without keys a key pair is generated for this process. */
+  serviceAccounts?: ServiceAccountOptions
+  /** The CA clients of this server trust: ca.crt of token secrets and of the root CA ConfigMap. */
+  rootCAPem?: string
+  /** --oidc-* flags; OpenID Connect is on when issuerUrl is set. */
+  oidc?: OidcOptions
+  /** --authentication-token-webhook-* flags. */
+  tokenWebhook?: TokenWebhookOptions
+  /** --requestheader-* flags: the authenticating proxy. */
+  requestHeader?: RequestHeaderOptions
+}
+
+/** Controllers of this server that `*` enables, as --controllers names them. */
+export const DEFAULT_CONTROLLERS = ['serviceaccount', 'serviceaccount-token', 'root-ca-cert-publisher', 'tokencleaner'] as const
+
+export function controllerEnabled (name: string, flags: string[] = ['*']): boolean {
+  if (flags.includes(`-${name}`)) return false
+  if (flags.includes(name)) return true
+  return flags.includes('*') && (DEFAULT_CONTROLLERS as readonly string[]).includes(name)
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -105,7 +150,11 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   }, ['readyz'])
   await app.register(version)
 
-  await app.register(authn)
+  const signingKeyPem = opts.serviceAccounts?.signingKeyPem ??
+    generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+  await app.register(serviceAccountTokens, { ...opts.serviceAccounts, generatedKeyPem: signingKeyPem })
+  await app.register(authn, { apiAudiences: opts.apiAudiences ?? [app.serviceAccountTokens.issuer] })
+  if (opts.requestHeader !== undefined) await app.register(requestHeader, opts.requestHeader)
   if (opts.tls?.clientCA !== undefined) await app.register(x509)
   if (opts.tokenAuthFile !== undefined) await app.register(tokenFile, { path: opts.tokenAuthFile })
   if (opts.anonymousAuth === true) await app.register(anonymous)
@@ -119,18 +168,37 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
     await app.register(plugin, modeOptions[mode] ?? {})
   }
 
+  await app.register(impersonation)
+
   await app.register(admission, opts.admission ?? {})
   await app.register(namespaceLifecycle)
   await app.register(rbacEscalation)
+  await app.register(defaultStorageClass)
+  await app.register(persistentVolumeClaimResize)
+  await app.register(storageObjectInUseProtection)
 
   await app.register(protobuf)
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs } })
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   await app.register(discovery)
+  await app.register(openapi)
+
+  if (opts.enableBootstrapTokenAuth === true) await app.register(bootstrapToken)
+  await app.register(serviceAccount)
+  if (opts.oidc !== undefined) await app.register(oidc, opts.oidc)
+  if (opts.tokenWebhook !== undefined) await app.register(tokenWebhook, opts.tokenWebhook)
+  await app.register(tokenRequest)
+  await app.register(tokenReview)
+  if (controllerEnabled('tokencleaner', opts.controllers)) await app.register(tokenCleaner)
+  if (controllerEnabled('serviceaccount', opts.controllers)) await app.register(serviceAccountController)
+  if (controllerEnabled('serviceaccount-token', opts.controllers)) await app.register(serviceAccountTokenController, { caCertPem: opts.rootCAPem })
+  if (opts.rootCAPem !== undefined && controllerEnabled('root-ca-cert-publisher', opts.controllers)) await app.register(rootCaPublisher, { caCertPem: opts.rootCAPem })
 
   await app.register(systemNamespaces)
   await app.register(namespaceController)
   await app.register(rbacBootstrap)
   await app.register(clusterRoleAggregation)
+  await app.register(storageProtectionController)
+  await app.register(ephemeralVolumeController)
   return app
 }

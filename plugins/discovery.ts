@@ -1,5 +1,6 @@
 // Discovery documents built from the registered kinds: /api, /api/v1, /apis, /apis/<g>, /apis/<g>/<v>.
-// Aggregated-discovery Accept headers get these legacy JSON documents as application/json.
+// /api and /apis answer an aggregated-discovery Accept header with an APIGroupDiscoveryList
+// (aggregated-discovery.ts) when the client asks for it before plain JSON.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { pathNotFound } from './errors.js'
@@ -7,6 +8,7 @@ import type { Resource } from '../resources/define.js'
 import { sendDocument } from './rest/encode.js'
 import { negotiate } from './rest/negotiation.js'
 import { wantsPretty } from './rest/options.js'
+import { aggregatedMediaType, discoveryList, wantedDiscovery } from './aggregated-discovery.js'
 
 function apiResources (resources: Resource[]) {
   const out: Record<string, unknown>[] = []
@@ -44,7 +46,13 @@ export default fp(async function discovery (fastify: FastifyInstance) {
   const send = (request: FastifyRequest, reply: FastifyReply, doc: unknown) =>
     sendDocument(reply, 200, doc, { repr: negotiate(request.headers.accept, false), pretty: wantsPretty(request.query as Record<string, string>), includeObject: 'None' })
 
-  fastify.get('/api', async (request, reply) => send(request, reply, {
+  const aggregated = (request: FastifyRequest, reply: FastifyReply, core: boolean): FastifyReply | undefined => {
+    const v = wantedDiscovery(request.headers.accept)
+    if (v === undefined) return undefined
+    return reply.code(200).header('content-type', aggregatedMediaType(v)).header('vary', 'Accept').send(Buffer.from(JSON.stringify(discoveryList(resources(), core, v))))
+  }
+
+  fastify.get('/api', async (request, reply) => aggregated(request, reply, true) ?? send(request, reply, {
     kind: 'APIVersions',
     versions: ['v1'],
     serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `${request.hostname}` }]
@@ -52,7 +60,7 @@ export default fp(async function discovery (fastify: FastifyInstance) {
   fastify.get('/api/v1', async (request, reply) => send(request, reply, {
     kind: 'APIResourceList', groupVersion: 'v1', resources: apiResources(resources().filter(r => r.group === ''))
   }))
-  fastify.get('/apis', async (request, reply) => send(request, reply, {
+  fastify.get('/apis', async (request, reply) => aggregated(request, reply, false) ?? send(request, reply, {
     kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups()].map(([name, versions]) => groupDoc(name, versions))
   }))
   fastify.get('/apis/:group', async (request, reply) => {

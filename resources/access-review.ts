@@ -6,6 +6,7 @@ import type { AnyObject, VirtualContext } from './define.js'
 import type { Attributes } from '../auth/authz.js'
 import type { UserInfo } from '../auth/authn.js'
 import { GROUPS } from './naming.js'
+import { objectSchema } from './meta.js'
 
 const Str = () => Type.Optional(Type.String())
 
@@ -97,3 +98,13 @@ export function validateSubject (spec: Spec): FieldError[] {
     ? [{ type: 'Invalid', field: 'spec.user', value: spec.user ?? '', detail: 'at least one of user or group must be specified' }]
     : []
 }
+
+/** The object schema SubjectAccessReview and LocalSubjectAccessReview share. */
+export const subjectAccessReviewSchema = (kind: string, description: string) => objectSchema(`${GROUPS.authorization}/v1`, kind, {
+  spec: Type.Object({
+    resourceAttributes: Type.Optional(ResourceAttributes),
+    nonResourceAttributes: Type.Optional(NonResourceAttributes),
+    ...SubjectFields
+  }, { additionalProperties: false }),
+  status: Type.Optional(SubjectAccessReviewStatus)
+}, description)

@@ -42,12 +42,20 @@ export interface Strategy<T = AnyObject> {
 
 /** A subresource served on `<item>/<name>`: which part of an incoming object it may change. */
 export interface SubresourceDefinition<T = AnyObject> {
-  /** The object to store: `existing` with the part this subresource owns taken from `incoming`. */
-  merge (incoming: T, existing: T): T
+  /** The object to store: `existing` with the part this subresource owns taken from `incoming`; absent for create-only subresources. */
+  merge? (incoming: T, existing: T): T
+  /**
+   * POST on `<item>/<sub>` (verb create, e.g. serviceaccounts/token): answers a request object
+   * about the stored `parent` without storing either. Returns the response object (201); throws
+   * ApiError for bad requests.
+   */
+  create? (ctx: RequestContext, parent: T, body: AnyObject): Promise<AnyObject> | AnyObject
   /** The verbs served; default get, update, patch. */
   verbs?: Verb[]
   /** The main resource keeps this part from the stored object on update (status). */
   ownedByMainResource?: false
+  /** Create keeps the status the client sent (Node: its agent reports status when registering). */
+  keepOnCreate?: boolean
 }
 
 export interface Column<T = AnyObject> {
@@ -76,7 +84,8 @@ export interface VirtualKind {
   create (body: AnyObject, ctx: VirtualContext): Promise<AnyObject>
 }
 
-export type NameRule = 'DNSSubdomain' | 'DNSLabel' | 'PathSegment'
+/** A named rule, or a function returning the problems of a name (kinds with names of their own, as CSIDriver). */
+export type NameRule = 'DNSSubdomain' | 'DNSLabel' | 'PathSegment' | ((name: string) => Array<{ type: 'Invalid' | 'TooLong', detail: string }>)
 
 export interface ResourceDefinition<S extends TObject = TObject> {
   /** '' for the core group (/api/v1). */
@@ -100,6 +109,8 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   strategy?: Strategy<Static<S>>
   /** Table columns after Name; Age is added last. Without columns: Name and Created At. */
   columns?: Column<Static<S>>[]
+  /** The Name cell of a table row when it is more than metadata.name (a default StorageClass shows `fast (default)`). */
+  tableName?: (obj: Static<S>) => string
   /** Field selectors beyond metadata.name and metadata.namespace. */
   fieldSelectors?: Record<string, (obj: Static<S>) => string | undefined>
   /** What DELETE answers: a Status (default) or the object itself (200, or 202 while finalizers hold it). */

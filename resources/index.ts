@@ -3,6 +3,7 @@ import type { Resource } from './define.js'
 import namespaces from './namespaces.js'
 import configmaps from './configmaps.js'
 import secrets from './secrets.js'
+import events from './events.js'
 import roles from './roles.js'
 import clusterroles from './clusterroles.js'
 import rolebindings from './rolebindings.js'
@@ -11,11 +12,22 @@ import selfsubjectaccessreviews from './selfsubjectaccessreviews.js'
 import subjectaccessreviews from './subjectaccessreviews.js'
 import localsubjectaccessreviews from './localsubjectaccessreviews.js'
 import selfsubjectrulesreviews from './selfsubjectrulesreviews.js'
+import persistentvolumeclaims from './persistentvolumeclaims.js'
+import persistentvolumes from './persistentvolumes.js'
+import pods from './pods.js'
+import nodes from './nodes.js'
+import storageclasses from './storageclasses.js'
+import volumeattachments from './volumeattachments.js'
+import csidrivers from './csidrivers.js'
+import csinodes from './csinodes.js'
+import csistoragecapacities from './csistoragecapacities.js'
+import serviceaccounts from './serviceaccounts.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
   configmaps,
   secrets,
+  events,
   roles,
   clusterroles,
   rolebindings,
@@ -23,5 +35,15 @@ export const RESOURCES: readonly Resource[] = [
   selfsubjectaccessreviews,
   subjectaccessreviews,
   localsubjectaccessreviews,
-  selfsubjectrulesreviews
+  selfsubjectrulesreviews,
+  persistentvolumeclaims,
+  persistentvolumes,
+  pods,
+  nodes,
+  storageclasses,
+  volumeattachments,
+  csidrivers,
+  csinodes,
+  csistoragecapacities,
+  serviceaccounts
 ]

@@ -1,23 +1,11 @@
 // LocalSubjectAccessReview (authorization v1, create only, never stored): may this user do this
 // in this namespace? The namespace of the review must be the one in the path.
-import { Type } from '@sinclair/typebox'
 import { defineResource } from './define.js'
-import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
 import { badRequest } from '../plugins/errors.js'
-import {
-  NonResourceAttributes, ResourceAttributes, review, specOf, SubjectAccessReviewStatus, SubjectFields, subjectOf,
-  throwIfInvalid, validateAttributesChoice, validateSubject
-} from './access-review.js'
+import { review, specOf, subjectAccessReviewSchema, subjectOf, throwIfInvalid, validateAttributesChoice, validateSubject } from './access-review.js'
 
-const schema = objectSchema(`${GROUPS.authorization}/v1`, 'LocalSubjectAccessReview', {
-  spec: Type.Object({
-    resourceAttributes: Type.Optional(ResourceAttributes),
-    nonResourceAttributes: Type.Optional(NonResourceAttributes),
-    ...SubjectFields
-  }, { additionalProperties: false }),
-  status: Type.Optional(SubjectAccessReviewStatus)
-}, 'LocalSubjectAccessReview checks whether a user or group may perform an action in one namespace.')
+const schema = subjectAccessReviewSchema('LocalSubjectAccessReview', 'LocalSubjectAccessReview checks whether a user or group may perform an action in one namespace.')
 
 export default defineResource({
   group: GROUPS.authorization,

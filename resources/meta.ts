@@ -61,3 +61,11 @@ export function objectSchema<T extends TProperties> (apiVersion: string, kind: s
     ...fields
   }, { additionalProperties: false, description })
 }
+
+/** The Age column, for kinds that show columns after it (kubectl's wide output); others get it last. */
+export const AGE_COLUMN = {
+  name: 'Age',
+  type: 'date' as const,
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  value: (obj: { metadata?: { creationTimestamp?: string | null } }) => obj.metadata?.creationTimestamp ?? undefined
+}

@@ -53,7 +53,10 @@ export const PROTECTED_NAMESPACES: readonly string[] = [NAMESPACES.default, NAME
 export const LABELS = {
   /** Set on every namespace to its own name. */
   namespaceName: `${GROUP_SUFFIX}/metadata.name`,
-  bootstrapping: `${GROUP_SUFFIX}/bootstrapping`
+  bootstrapping: `${GROUP_SUFFIX}/bootstrapping`,
+  /** `node-role.svc.io/<role>` labels name a node's roles (kubectl's Roles column). */
+  nodeRolePrefix: `node-role.${GROUP_SUFFIX}/`,
+  nodeRole: `${GROUP_SUFFIX}/role`
 } as const
 
 export const ANNOTATIONS = {
@@ -107,6 +110,14 @@ export const SERVICE_ACCOUNT_ANNOTATIONS = {
 /** The identity in-process controllers act as. */
 export const CONTROLLER_USER = { username: `system:${VENDOR}-controller-manager`, groups: ['system:authenticated'] } as const
 
+/**
+ * OpenAPI definition names follow the upstream Go package paths, which clients show in
+ * `kubectl explain` and use as stable references: `io.k8s.api.core.v1.ConfigMap`.
+ */
+export const OPENAPI_NAMES = {
+  apiPackagePrefix: 'io.k8s.api',
+  metaPackage: 'io.k8s.apimachinery.pkg.apis.meta.v1'
+} as const
 /** The bytes before every protobuf message: the upstream `k8s\0`, which real clients hard-code. */
 export const PROTOBUF_ENVELOPE_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00]
 
@@ -131,3 +142,40 @@ export const canonicalGroup = (name: string): string => GROUP_ALIASES[name] ?? n
 
 /** The ABAC policy file format is upstream's, group name included. */
 export const ABAC_API_VERSION = 'abac.authorization.kubernetes.io/v1beta1'
+
+/** Authentication identities and names (bootstrap tokens, service accounts, impersonation). */
+export const BOOTSTRAP = {
+  secretPrefix: 'bootstrap-token-',
+  userPrefix: 'system:bootstrap:',
+  group: 'system:bootstrappers',
+  /** Extra groups a bootstrap token may add must start with this. */
+  extraGroupPrefix: 'system:bootstrappers:'
+} as const
+
+export const SERVICE_ACCOUNTS = {
+  userPrefix: 'system:serviceaccount:',
+  group: 'system:serviceaccounts',
+  defaultName: 'default',
+  /** The private claim of bound service-account tokens (namespace, serviceaccount, pod, secret, node). */
+  claimKey: GROUP_SUFFIX,
+  /** The claim key prefix of legacy (secret-based) tokens. */
+  legacyClaimPrefix: `${GROUP_SUFFIX}/serviceaccount/`,
+  legacyIssuer: `${VENDOR}/serviceaccount`
+} as const
+
+/** The default --service-account-issuer: the in-cluster URL of this server. */
+export const DEFAULT_SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc'
+
+/** The ConfigMap with the cluster CA published in every namespace. */
+export const ROOT_CA_CONFIGMAP = `${VENDOR}-root-ca.crt`
+
+/** ExecCredential's group: kubectl hard-codes the upstream name, so the plugin must answer with it. */
+export const EXEC_CREDENTIAL_GROUP = upstreamGroup('client.authentication')
+
+/** Impersonation request headers, as clients send them. */
+export const IMPERSONATE_HEADERS = {
+  user: 'impersonate-user',
+  group: 'impersonate-group',
+  uid: 'impersonate-uid',
+  extraPrefix: 'impersonate-extra-'
+} as const

@@ -42,7 +42,7 @@ function validateType (s: Secret): FieldError[] {
     errors.push({ type: 'Required', field: `metadata.annotations[${SERVICE_ACCOUNT_ANNOTATIONS.name}]` })
   }
   if (type === SECRET_TYPES.basicAuth && s.data?.username === undefined && s.data?.password === undefined) {
-    errors.push({ type: 'Required', field: 'data[username]' })
+    errors.push({ type: 'Required', field: 'data[username]' }, { type: 'Required', field: 'data[password]' })
   }
   return errors
 }

@@ -9,6 +9,8 @@ import pg from 'pg'
 export interface EmbeddedPostgresOptions {
   /** Receives the server's log lines; by default they are dropped (and shown only on a failed start). */
   onLog?: (message: string) => void
+  /** Extra server settings (`-c name=value`), e.g. `{ fsync: 'off' }` for a throwaway test cluster. */
+  settings?: Record<string, string>
 }
 
 export interface EmbeddedPostgresHandle {
@@ -59,7 +61,8 @@ export async function startEmbeddedPostgres (dataDir: string, opts: EmbeddedPost
       persistent: true,
       createPostgresUser: asRoot,
       initdbFlags: ['--encoding=UTF8', '--locale=C'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      postgresFlags: Object.entries({ ...opts.settings, listen_addresses: '127.0.0.1', unix_socket_directories: '' })
+        .flatMap(([name, value]) => ['-c', `${name}=${value}`]),
       onLog: log,
       onError: log
     })

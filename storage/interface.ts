@@ -24,8 +24,8 @@ export interface LogEvent {
   /** For DELETED: the object's last state, with resourceVersion set to the deletion revision. */
   json: string
   /**
-   * The value this event replaced (undefined for ADDED). Filled by Storage.readLog and by the
-   * watch cache, not by the subscribe reader.
+   * The value this event replaced (undefined for ADDED). Filled by Storage.readLog; the
+   * subscribe reader leaves it out (the watch cache knows the replaced value itself).
    */
   prevJson?: string
 }

@@ -44,7 +44,7 @@ const RESYNC_MAX_BACKOFF_MS = 5000
 export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = {}): WatchCaches {
   const caches = new Map<string, Cache>()
   let unsubscribe: (() => void) | undefined
-  let running = false
+  let starting: Promise<void> | undefined
   let stopped = false
   let timer: NodeJS.Timeout | undefined
 
@@ -117,12 +117,13 @@ export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = 
     },
     get: prefix => caches.get(prefix),
     all: () => [...caches.values()],
-    async start () {
-      if (running) return
-      running = true
-      timer = setInterval(() => { void trimToCompaction() }, opts.compactionCheckMs ?? 10_000)
-      timer.unref()
-      await connect()
+    start () {
+      starting ??= (async () => {
+        timer = setInterval(() => { void trimToCompaction() }, opts.compactionCheckMs ?? 10_000)
+        timer.unref()
+        await connect()
+      })()
+      return starting
     },
     stop () {
       stopped = true

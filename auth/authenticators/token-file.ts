@@ -3,7 +3,6 @@ import fp from 'fastify-plugin'
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import type { UserInfo } from '../authn.js'
-import { bearerToken } from './bearer.js'
 
 /** Splits one CSV line, honouring double quotes (RFC 4180). */
 function csvFields (line: string, where: string): string[] {
@@ -45,9 +44,8 @@ export function parseTokenFile (text: string, path: string): Map<string, UserInf
 
 export default fp(async function tokenFile (fastify: FastifyInstance, opts: { path: string }) {
   const tokens = parseTokenFile(readFileSync(opts.path, 'utf8'), opts.path)
-  fastify.authn.add('token-file', (request) => {
-    const token = bearerToken(request)
-    if (token === undefined) return undefined
-    return tokens.get(token)
+  fastify.authn.addToken('token-file', (token) => {
+    const user = tokens.get(token)
+    return user === undefined ? undefined : { user }
   })
 }, { name: 'authn:token-file', dependencies: ['authn'] })

@@ -3,16 +3,17 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
-import { badRequest, methodNotSupported, pathNotFound, unsupportedMediaType } from '../errors.js'
-import { keyPrefix, type AnyObject, type Resource, type Verb } from '../../resources/define.js'
+import { badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../errors.js'
+import { keyPrefix, type AnyObject, type Resource, type SubresourceDefinition, type Verb } from '../../resources/define.js'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
 import { negotiate } from './negotiation.js'
-import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty } from './options.js'
+import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty, type FieldValidation } from './options.js'
 import { sendDocument, sendList, sendObject, type EncodeOptions } from './encode.js'
 import { serveWatch, type WatchSettings } from './watch.js'
 import { applyPatch, PATCH_TYPES } from './patch.js'
 import { defaultManager } from './managed-fields.js'
+import { duplicateFields } from './duplicate-fields.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
@@ -24,6 +25,8 @@ export interface ResourceRegistry {
   /** The store serving `/apis/<group>/<version>/<plural>`. */
   lookup (group: string, version: string, plural: string): GenericStore | undefined
   find (plural: string, group: string): GenericStore | undefined
+  /** Serves a subresource of a registered kind whose behaviour lives outside its kind file (serviceaccounts/token). */
+  addSubresource (plural: string, group: string, name: string, def: SubresourceDefinition): void
 }
 
 declare module 'fastify' {
@@ -76,7 +79,8 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   const registry: ResourceRegistry = {
     add (resource) {
       const cache = fastify.watchCaches.register(keyPrefix(resource), (obj: AnyObject) => store.attrs(obj))
-      const store: GenericStore = new GenericStore(resource, fastify.storage, cache, fastify.admission, registry)
+      // Its own subresource table: addSubresource must not reach kinds of other app instances.
+      const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry)
       stores.push(store)
       byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, store)
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
@@ -84,7 +88,12 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     },
     all: () => stores,
     lookup: (group, version, plural) => byPath.get(`${group}/${version}/${plural}`),
-    find: (plural, group) => byGroupResource.get(`${plural}.${group}`)
+    find: (plural, group) => byGroupResource.get(`${plural}.${group}`),
+    addSubresource (plural, group, name, def) {
+      const store = byGroupResource.get(`${plural}.${group}`)
+      if (store === undefined) throw new Error(`subresource ${name} of unknown resource ${plural}.${group}`)
+      store.resource.subresources[name] = def
+    }
   }
   fastify.decorate('resources', registry)
 
@@ -94,6 +103,17 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
 
   const caller = (request: FastifyRequest, fieldManager?: string): Caller =>
     ({ user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [] })
+
+  /** Repeated keys in a JSON body: refused under Strict, warned under Warn. */
+  const checkDuplicates = (request: FastifyRequest, fv: FieldValidation, c: Caller, r: Resource, name: string): void => {
+    if (fv === 'Ignore' || !mediaType(request).endsWith('json')) return
+    const body = request.body as Buffer | undefined
+    if (body === undefined || body.length === 0) return
+    const dups = duplicateFields(body.toString('utf8'))
+    if (dups.length === 0) return
+    if (fv === 'Strict') throw invalid({ group: r.group, kind: r.kind }, name, dups.map(field => ({ type: 'Duplicate' as const, field, value: field.split('.').pop() })))
+    for (const f of dups) c.warnings.push(`duplicate field "${f}"`)
+  }
 
   const warn = (reply: FastifyReply, c: Caller): void => {
     if (c.warnings.length > 0) void reply.header('warning', c.warnings.map(w => `299 - ${JSON.stringify(w)}`))
@@ -114,11 +134,13 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     const subVerbs = sub === '' ? r.verbs : (r.subresources[sub]!.verbs ?? ['get', 'update', 'patch'])
     const allowedHere = (): boolean => {
       if (!subVerbs.includes(verb)) return false
+      if (verb === 'create' && sub !== '') return info.name !== '' && r.subresources[sub]!.create !== undefined
       if (info.name === '') {
         // Across namespaces a namespaced kind can only be listed or watched.
         if (r.namespaced && info.namespace === '') return verb === 'list' || verb === 'watch'
         return verb === 'list' || verb === 'watch' || verb === 'create' || verb === 'deletecollection'
       }
+      if (sub !== '' && r.subresources[sub]!.merge === undefined) return false
       return verb === 'get' || verb === 'update' || verb === 'patch' || (verb === 'delete' && sub === '')
     }
     if (!allowedHere()) throw methodNotSupported(gr, verb === ('' as Verb) ? request.method : verb)
@@ -142,12 +164,15 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${apiVersion})`)
       }
       if (body.kind !== undefined && body.kind !== r.kind) throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (${r.kind})`)
-      const answer = await r.virtual.create(body, {
+      const o = parseWriteOptions(query, 'CreateOptions')
+      const c = caller(request, o.fieldManager)
+      const answer = await store.createVirtual(ns, body, o, c, {
         user: request.user,
         namespace: ns,
         authorize: (attrs) => fastify.authz.authorize(attrs),
         rules: (user, namespace) => fastify.authz.rules(user, namespace)
       })
+      warn(reply, c)
       const { kind: _kind, apiVersion: _apiVersion, ...fields } = answer
       return sendDocument(reply, 201, { kind: r.kind, apiVersion, ...fields }, enc)
     }
@@ -174,7 +199,14 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       case 'create': {
         const o = parseWriteOptions(query, 'CreateOptions')
         const c = caller(request, o.fieldManager)
-        const created = await store.create(ns, decodeObject(request, r.kind), o, c)
+        if (sub !== '') {
+          const answer = await store.createOnSubresource(ns, info.name, sub, decodeObject(request, r.kind), o, c)
+          warn(reply, c)
+          return sendDocument(reply, 201, answer, enc)
+        }
+        const body = decodeObject(request, r.kind)
+        checkDuplicates(request, o.fieldValidation, c, r, (body.metadata as AnyObject | undefined)?.name ?? '')
+        const created = await store.create(ns, body, o, c)
         warn(reply, c)
         return sendObject(reply, 201, r, objectJson(created.json), enc)
       }
@@ -182,9 +214,10 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const o = parseWriteOptions(query, 'UpdateOptions')
         const c = caller(request, o.fieldManager)
         const body = decodeObject(request, r.kind)
+        checkDuplicates(request, o.fieldValidation, c, r, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         const result = await store.update(ns, info.name,
-          (old) => subresource === undefined ? body : subresource.merge(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
+          (old) => subresource === undefined ? body : subresource.merge!(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
           { ...o, subresource: sub, createBody: body }, c)
         warn(reply, c)
         return sendObject(reply, result.created ? 201 : 200, r, objectJson(result.json), enc)
@@ -196,14 +229,15 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const patchType = PATCH_TYPES[type]
         if (patchType === undefined) throw unsupportedMediaType(type, Object.keys(PATCH_TYPES))
         const patch = decodeBody(request, [type])
+        checkDuplicates(request, o.fieldValidation, c, r, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         const result = await store.update(ns, info.name, (old) => {
-          const patched = applyPatch(patchType, old, patch)
+          const patched = applyPatch(patchType, old, patch, r.schema)
           // A patch that names no resourceVersion is unconditional, whatever the stored one is.
           if ((patched.metadata as AnyObject | undefined)?.resourceVersion === old.metadata.resourceVersion && !mentionsResourceVersion(patch)) {
             delete (patched.metadata as AnyObject).resourceVersion
           }
-          return subresource === undefined ? patched : subresource.merge(patched, { ...old, metadata: { ...old.metadata, resourceVersion: (patched.metadata as AnyObject | undefined)?.resourceVersion } })
+          return subresource === undefined ? patched : subresource.merge!(patched, { ...old, metadata: { ...old.metadata, resourceVersion: (patched.metadata as AnyObject | undefined)?.resourceVersion } })
         }, { ...o, subresource: sub }, c)
         warn(reply, c)
         return sendObject(reply, 200, r, objectJson(result.json), enc)

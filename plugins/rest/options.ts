@@ -13,8 +13,9 @@ const one = (q: Query, name: string): string | undefined => {
 function bool (q: Query, name: string): boolean {
   const v = one(q, name)
   if (v === undefined || v === '') return v === '' && name === 'watch' ? false : false
-  if (v === 'true' || v === '1') return true
-  if (v === 'false' || v === '0') return false
+  // The reference server's strconv.ParseBool spellings; the Python client sends "True".
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v)) return true
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(v)) return false
   throw badRequest(`invalid boolean value for ${name}: ${JSON.stringify(v)}`)
 }
 

@@ -1,13 +1,17 @@
-// Patch forms applied to the stored object: JSON Patch (RFC 6902) and JSON Merge Patch (RFC 7386).
+// Patch forms applied to the stored object: JSON Patch (RFC 6902), JSON Merge Patch (RFC 7386)
+// and strategic merge patch (strategic-merge.ts).
 import jsonpatch from 'fast-json-patch'
 import { ApiError, badRequest } from '../errors.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
+import type { TSchema } from '@sinclair/typebox'
+import { strategicMergePatch } from './strategic-merge.js'
 
-export type PatchType = 'json' | 'merge'
+export type PatchType = 'json' | 'merge' | 'strategic'
 
 export const PATCH_TYPES: Record<string, PatchType> = {
   [MEDIA_TYPES.jsonPatch]: 'json',
-  [MEDIA_TYPES.mergePatch]: 'merge'
+  [MEDIA_TYPES.mergePatch]: 'merge',
+  [MEDIA_TYPES.strategicMergePatch]: 'strategic'
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -25,7 +29,8 @@ export function mergePatch (target: unknown, patch: unknown): unknown {
 }
 
 /** Applies a parsed patch document to a copy of `current`. */
-export function applyPatch (type: PatchType, current: Record<string, unknown>, patch: unknown): Record<string, unknown> {
+export function applyPatch (type: PatchType, current: Record<string, unknown>, patch: unknown, schema: TSchema): Record<string, unknown> {
+  if (type === 'strategic') return strategicMergePatch(current, patch, schema)
   if (type === 'merge') {
     if (!isObject(patch)) throw badRequest('the body of a merge patch must be a JSON object')
     return mergePatch(current, patch) as Record<string, unknown>

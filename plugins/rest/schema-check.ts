@@ -1,6 +1,7 @@
 // One pass over a request body against its kind's JSON schema: fills defaults, finds unknown
 // fields (dropped, warned or refused by fieldValidation) and type errors, with k8s field paths.
 import type { FieldError } from '../errors.js'
+import { canonicalQuantity, QUANTITY_MESSAGE } from '../../resources/quantity.js'
 
 type Schema = Record<string, any>
 
@@ -32,23 +33,36 @@ export function checkAgainstSchema (schema: Schema, value: unknown, dropUnknown:
   return out
 }
 
+/** Strings of format `quantity` are rewritten in canonical form; returns the value to keep. */
+function walkValue (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): unknown {
+  walk(schema, value, path, out, drop)
+  if (schema.format !== 'quantity' || typeof value !== 'string') return value
+  const canonical = canonicalQuantity(value)
+  if (canonical === undefined) {
+    out.errors.push({ type: 'Invalid', field: path, value, detail: QUANTITY_MESSAGE })
+    return value
+  }
+  return canonical
+}
+
+// Keys such as `__proto__` are legal map keys: define, never assign.
+function setIfChanged (obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (obj[key] !== value) Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
 function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): void {
   if (schema.anyOf !== undefined) {
     const actual = typeOf(value)
-    const candidates = (schema.anyOf as Schema[]).filter(b => b.type === undefined || fits(b.type, actual))
-    // The first branch the value satisfies wins; a trial walk on a copy keeps failed tries harmless.
-    const branch = candidates.find(b => {
-      const trial: SchemaCheck = { errors: [], unknown: [] }
-      walk(b, structuredClone(value), path, trial, false)
-      return trial.errors.length === 0
-    }) ?? candidates[0]
+    const fitting = (schema.anyOf as Schema[]).filter(b => b.type === undefined || fits(b.type, actual))
+    // Unions of literals (`'Active' | 'Terminating'`): the branch the value equals, else the first that fits.
+    const branch = fitting.find(b => (b.const === undefined || b.const === value) && (b.enum === undefined || (b.enum as unknown[]).includes(value))) ?? fitting[0]
+    if (fitting.length > 1 && fitting.every(b => b.const !== undefined) && !fitting.some(b => b.const === value)) {
+      out.errors.push({ type: 'NotSupported', field: path, value, supported: fitting.map(b => String(b.const)) })
+      return
+    }
     if (branch === undefined) {
       const types = (schema.anyOf as Schema[]).map(b => b.type).filter(Boolean)
       out.errors.push({ type: 'Invalid', field: path, value, detail: `must be of type ${[...new Set(types)].join(' or ')}` })
-      return
-    }
-    if (candidates.length > 1 && candidates.every(b => b.const !== undefined)) {
-      if (!candidates.some(b => b.const === value)) out.errors.push({ type: 'NotSupported', field: path, value, supported: candidates.map(b => String(b.const)) })
       return
     }
     walk(branch, value, path, out, drop)
@@ -78,7 +92,7 @@ function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, d
     }
     case 'array': {
       const arr = value as unknown[]
-      if (schema.items !== undefined) arr.forEach((item, i) => walk(schema.items, item, `${path}[${i}]`, out, drop))
+      if (schema.items !== undefined) arr.forEach((item, i) => { arr[i] = walkValue(schema.items, item, `${path}[${i}]`, out, drop) })
       return
     }
     case 'object': {
@@ -88,16 +102,16 @@ function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, d
       for (const key of Object.keys(obj)) {
         const child = props[key]
         if (child !== undefined) {
-          walk(child, obj[key], join(path, key), out, drop)
+          setIfChanged(obj, key, walkValue(child, obj[key], join(path, key), out, drop))
           continue
         }
         if (patterns !== undefined) {
           const valueSchema = Object.values(patterns)[0]!
-          walk(valueSchema, obj[key], `${path}[${key}]`, out, drop)
+          setIfChanged(obj, key, walkValue(valueSchema, obj[key], `${path}[${key}]`, out, drop))
           continue
         }
         if (typeof schema.additionalProperties === 'object') {
-          walk(schema.additionalProperties, obj[key], `${path}[${key}]`, out, drop)
+          setIfChanged(obj, key, walkValue(schema.additionalProperties, obj[key], `${path}[${key}]`, out, drop))
           continue
         }
         if (schema.additionalProperties === false) {

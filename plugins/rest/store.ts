@@ -6,7 +6,7 @@ import {
   ApiError, alreadyExists, badRequest, conflict, expired, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE,
   serviceUnavailable, tooLargeResourceVersion, type FieldError
 } from '../errors.js'
-import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resource } from '../../resources/define.js'
+import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resource, type VirtualContext } from '../../resources/define.js'
 import { validateAnnotations, validateLabels, dnsLabelProblems, dnsSubdomainProblems, pathSegmentProblems, qualifiedNameProblems, invalidEach } from '../../resources/validation.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache } from '../../storage/interface.js'
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../../admission/chain.js'
@@ -258,6 +258,12 @@ export class GenericStore {
         const store = this.registry.find(plural, group)
         if (store === undefined) return []
         return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
+      },
+      listConsistent: async (plural, group, ns) => {
+        const store = this.registry.find(plural, group)
+        if (store === undefined) return []
+        await store.freshen(undefined)
+        return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
       }
     }
   }
@@ -294,9 +300,14 @@ export class GenericStore {
     if (typeof meta.name !== 'string' || meta.name === '') {
       errors.push({ type: 'Required', field: 'metadata.name', detail: isCreate ? 'name or generateName is required' : undefined })
     } else {
-      const problems = this.resource.nameRule === 'DNSLabel' ? dnsLabelProblems(meta.name)
-        : this.resource.nameRule === 'PathSegment' ? pathSegmentProblems(meta.name) : dnsSubdomainProblems(meta.name)
-      errors.push(...invalidEach('metadata.name', meta.name, problems))
+      const rule = this.resource.nameRule
+      if (typeof rule === 'function') {
+        for (const p of rule(meta.name)) errors.push({ type: p.type, field: 'metadata.name', value: meta.name, detail: p.detail })
+      } else {
+        const problems = rule === 'DNSLabel' ? dnsLabelProblems(meta.name)
+          : rule === 'PathSegment' ? pathSegmentProblems(meta.name) : dnsSubdomainProblems(meta.name)
+        errors.push(...invalidEach('metadata.name', meta.name, problems))
+      }
     }
     if (this.resource.namespaced && (typeof meta.namespace !== 'string' || meta.namespace === '')) errors.push({ type: 'Required', field: 'metadata.namespace' })
     errors.push(...validateLabels(meta.labels ?? undefined, 'metadata.labels'))
@@ -342,6 +353,22 @@ export class GenericStore {
     return { manager: caller.manager, apiVersion: this.resource.apiVersion, subresource, time: now() }
   }
 
+  /** POST on a virtual kind: the body checked as on create, answered by the kind, never stored. */
+  async createVirtual (namespace: string, body: AnyObject, opts: WriteOptions, caller: Caller, ctx: VirtualContext): Promise<AnyObject> {
+    // Status is the server's answer; clients send it zero-valued (Go clients as nulls).
+    const { kind: _k, apiVersion: _a, status: _s, ...fields } = body
+    const obj: AnyObject = { kind: this.resource.kind, apiVersion: this.resource.apiVersion, ...fields }
+    if (this.resource.namespaced && namespace !== '' && (obj.metadata?.namespace ?? '') === '') obj.metadata = { ...(obj.metadata ?? {}), namespace }
+    this.checkSchema(obj, opts.fieldValidation, caller, obj.metadata?.name ?? '')
+    return await this.resource.virtual!.create(obj, ctx)
+  }
+
+  /** POST on `<item>/<sub>`: the subresource answers about the stored parent; nothing is written here. */
+  async createOnSubresource (namespace: string, name: string, sub: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<AnyObject> {
+    const parent = JSON.parse((await this.get(namespace, name)).json) as AnyObject
+    return await this.resource.subresources[sub]!.create!(this.context(namespace, caller, opts.dryRun), parent, body)
+  }
+
   async create (namespace: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<{ json: string, object: AnyObject }> {
     this.checkTypeMeta(body)
     const obj = this.normalise(body)
@@ -362,7 +389,7 @@ export class GenericStore {
     const ctx = this.context(namespace, caller, opts.dryRun)
     const attrs = this.admissionAttributes('CREATE', namespace, meta.name ?? '', '', caller, opts.dryRun, obj)
     await this.admission.mutate(attrs)
-    if (this.resource.subresources.status !== undefined) delete obj.status
+    if (this.resource.subresources.status !== undefined && this.resource.subresources.status.keepOnCreate !== true) delete obj.status
     this.resource.strategy.prepareForCreate?.(obj, ctx)
     this.validateOrThrow(obj, undefined, ctx)
     await this.admission.validate(attrs)

@@ -29,13 +29,16 @@ export function humanDuration (ms: number): string {
 export const age = (timestamp: string | undefined | null): string =>
   timestamp === undefined || timestamp === null ? '<unknown>' : humanDuration(Date.now() - Date.parse(timestamp))
 
+/** A kind that lists an Age column itself places it (before wide columns, as kubectl shows pods). */
+const placesAge = (r: Resource): boolean => r.columns?.some(c => c.name === AGE.name) === true
+
 const definitionOf = (c: Column): ColumnDefinition => ({
   name: c.name, type: c.type === 'date' ? 'string' : c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0
 })
 
 export function columnDefinitions (r: Resource): ColumnDefinition[] {
   if (r.columns === undefined) return [NAME_COLUMN, CREATED_AT]
-  return [NAME_COLUMN, ...r.columns.map(definitionOf), AGE]
+  return [NAME_COLUMN, ...r.columns.map(definitionOf), ...(placesAge(r) ? [] : [AGE])]
 }
 
 function cell (c: Column, obj: AnyObject): unknown {
@@ -48,7 +51,7 @@ export function tableRow (r: Resource, obj: AnyObject, include: IncludeObject, m
   const meta = obj.metadata ?? {}
   const cells: unknown[] = r.columns === undefined
     ? [meta.name, meta.creationTimestamp ?? null]
-    : [meta.name, ...r.columns.map(c => cell(c, obj)), age(meta.creationTimestamp)]
+    : [r.tableName?.(obj) ?? meta.name, ...r.columns.map(c => cell(c, obj)), ...(placesAge(r) ? [] : [age(meta.creationTimestamp)])]
   const row: TableRow = { cells }
   if (include === 'Object') row.object = obj
   else if (include === 'Metadata') row.object = partialObjectMetadata(obj, metaApiVersion)

@@ -43,9 +43,11 @@ test('a client-node informer survives a restart and a compaction', async (t) => 
   informer.on('update', (o) => seen.push(`update ${o.metadata!.name}`))
   informer.on('delete', (o) => seen.push(`delete ${o.metadata!.name}`))
   let restarts = 0
-  informer.on('error', () => { restarts++; setTimeout(() => { void informer.start() }, 200) })
+  let finished = false
+  // The usual informer loop: restart after an error, until the test is over.
+  informer.on('error', () => { if (!finished) { restarts++; setTimeout(() => { if (!finished) void informer.start() }, 200) } })
   await informer.start()
-  cleanups.push(() => informer.stop())
+  cleanups.push(async () => { finished = true; await informer.stop() })
 
   await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'one' }, data: { v: '1' } } })
   await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'two' } } })

@@ -1,4 +1,4 @@
-// The real server process for end-to-end tests: bin/server.ts on a temp data dir.
+// The real server process for end-to-end tests: bin/server.ts on a fresh database.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -6,38 +6,67 @@ import { join } from 'node:path'
 import { parse } from 'yaml'
 import { freshDatabase } from './postgres.js'
 
+type T = { after (fn: () => unknown): void }
+
+const ROOT = new URL('../..', import.meta.url).pathname
+
+/** Spawns bin/server.ts with these flags (a free port, quiet logs), not waiting for it. */
+export function runServer (args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts', '--secure-port', '0', '--log-level', 'warn', ...args],
+    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
 export interface RunningServer {
   dataDir: string
   kubeconfig: string
-  url: string
+  /** The https:// URL the kubeconfig names. */
+  server: string
+  caPem: string
+  clientCertPem: string
+  clientKeyPem: string
   process: ChildProcess
   stop (): Promise<void>
 }
 
-export async function startServer (t: { after (fn: () => unknown): void }, args: string[] = []): Promise<RunningServer> {
+/**
+ * Starts bin/server.ts on a fresh database (in `dataDir`, else a temp dir removed afterwards)
+ * and waits for its kubeconfig; stopped, then its database dropped, after the test.
+ */
+export async function startServer (t: T, args: string[] = [], dataDir?: string): Promise<RunningServer> {
   const cleanups: Array<() => unknown> = []
   t.after(async () => { for (const fn of cleanups.reverse()) await fn() })
   const databaseUrl = await freshDatabase({ after: (fn) => { cleanups.push(fn) } })
-  const dataDir = mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts', '--data-dir', dataDir, '--secure-port', '0', '--storage-url', databaseUrl, '--log-level', 'warn', ...args],
-    { cwd: new URL('../..', import.meta.url).pathname, stdio: ['ignore', 'ignore', 'pipe'] })
+  if (dataDir === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    dataDir = dir
+  }
+  const child = runServer(['--data-dir', dataDir, '--storage-url', databaseUrl, ...args])
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
   const stop = async (): Promise<void> => {
-    if (child.exitCode !== null) return
+    if (child.exitCode !== null || child.signalCode !== null) return
     const exited = new Promise(resolve => child.once('exit', resolve))
     child.kill('SIGTERM')
     await exited
   }
   cleanups.push(stop)
   const kubeconfig = join(dataDir, 'admin.kubeconfig')
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + 60_000
   while (!existsSync(kubeconfig)) {
-    if (child.exitCode !== null) throw new Error(`server exited: ${stderr}`)
-    if (Date.now() > deadline) throw new Error(`server did not start: ${stderr}`)
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${stderr}`)
     await new Promise(resolve => setTimeout(resolve, 100))
   }
-  const url = (parse(readFileSync(kubeconfig, 'utf8')) as { clusters: Array<{ cluster: { server: string } }> }).clusters[0]!.cluster.server
-  return { dataDir, kubeconfig, url, process: child, stop }
+  const cfg = parse(readFileSync(kubeconfig, 'utf8'))
+  const pem = (b64: string): string => Buffer.from(b64, 'base64').toString()
+  return {
+    dataDir,
+    kubeconfig,
+    server: cfg.clusters[0].cluster.server,
+    caPem: pem(cfg.clusters[0].cluster['certificate-authority-data']),
+    clientCertPem: pem(cfg.users[0].user['client-certificate-data']),
+    clientKeyPem: pem(cfg.users[0].user['client-key-data']),
+    process: child,
+    stop
+  }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import pg from 'pg'
-import { type LogEvent, StorageError } from '../../storage/interface.js'
+import { type LogEvent, StorageError, type StoredObject } from '../../storage/interface.js'
 import { createPostgresStorage } from '../../storage/postgres.js'
 import { storageContract } from './contract.js'
 import { PREFIX, configMap, eventually, key, testDatabase } from './fixtures.js'
@@ -55,25 +55,30 @@ describe('postgres storage', () => {
     const db = await testDatabase(t)
     const s = await db.open()
     const admin = await connect(t, db.url)
-    // Hold the counter row so the batch is in flight when its backend is killed.
-    await admin.query('BEGIN')
-    await admin.query('SELECT value FROM revision FOR UPDATE')
-    const doomed = Promise.allSettled(Array.from({ length: 5 }, (_, i) => s.write({ type: 'create', key: key('ns', `d${i}`), value: configMap('ns', `d${i}`) })))
-    let pid: number | undefined
-    await eventually(async () => {
-      // Inside a transaction the statistics views keep their first snapshot unless cleared.
-      await admin.query('SELECT pg_stat_clear_snapshot()')
-      pid = (await admin.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query ILIKE '%apply_writes%'")).rows[0]?.pid
-      return pid !== undefined
-    }, 5000, 'the blocked batch')
-    const next = Promise.allSettled(Array.from({ length: 3 }, (_, i) => s.write({ type: 'create', key: key('ns', `n${i}`), value: configMap('ns', `n${i}`) })))
-    await admin.query('SELECT pg_terminate_backend($1)', [pid])
-    for (const r of await doomed) {
-      assert.equal(r.status, 'rejected')
-      assert.ok(r.status === 'rejected' && r.reason instanceof StorageError && r.reason.code === 'Unavailable', String((r as PromiseRejectedResult).reason))
+    // Hold the counter row so the batch is in flight when its backend is killed. (Another
+    // connection watches: pg_stat_activity is frozen for the length of a transaction.)
+    const locker = await connect(t, db.url)
+    await locker.query('BEGIN')
+    await locker.query('SELECT value FROM revision FOR UPDATE')
+    let next: Promise<Array<PromiseSettledResult<unknown>>>
+    try {
+      const doomed = Promise.allSettled(Array.from({ length: 5 }, (_, i) => s.write({ type: 'create', key: key('ns', `d${i}`), value: configMap('ns', `d${i}`) })))
+      let pid: number | undefined
+      await eventually(async () => {
+        pid = (await admin.query("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query ILIKE '%apply_writes%'")).rows[0]?.pid
+        return pid !== undefined
+      }, 5000, 'the blocked batch')
+      next = Promise.allSettled(Array.from({ length: 3 }, (_, i) => s.write({ type: 'create', key: key('ns', `n${i}`), value: configMap('ns', `n${i}`) })))
+      await admin.query('SELECT pg_terminate_backend($1)', [pid])
+      for (const r of await doomed) {
+        assert.equal(r.status, 'rejected')
+        assert.ok(r.status === 'rejected' && r.reason instanceof StorageError && r.reason.code === 'Unavailable', String((r as PromiseRejectedResult).reason))
+      }
+    } finally {
+      // Released whatever happens, or closing the store would wait for the blocked batch forever.
+      await locker.query('ROLLBACK')
     }
-    await admin.query('ROLLBACK')
-    assert.deepEqual((await next).map(r => r.status === 'fulfilled' ? r.value.revision : r.reason), [1, 2, 3])
+    assert.deepEqual((await next).map(r => r.status === 'fulfilled' ? (r.value as StoredObject).revision : r.reason), [1, 2, 3])
   })
 
   it('uses the index for prefix ranges', async (t) => {

@@ -1,0 +1,61 @@
+// The authentication part of the app options, from the flags: files are read here so a
+// missing or malformed one stops start-up with its name in the message.
+import { readFileSync } from 'node:fs'
+import type { AppOptions } from '../plugins/app.js'
+import type { Flags } from './flags.js'
+
+const read = (flag: string, path: string): string => {
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new Error(`--${flag}: ${(err as Error).message}`)
+  }
+}
+
+export function authOptions (f: Flags, generated: { serviceAccountKeyPem: string, caCertPem: string }): Partial<AppOptions> {
+  const o: Partial<AppOptions> = {
+    apiAudiences: f.apiAudiences,
+    enableBootstrapTokenAuth: f.enableBootstrapTokenAuth,
+    controllers: f.controllers,
+    rootCAPem: generated.caCertPem,
+    serviceAccounts: {
+      issuers: f.serviceAccountIssuers,
+      lookup: f.serviceAccountLookup,
+      signingKeyPem: f.serviceAccountSigningKeyFile === undefined ? generated.serviceAccountKeyPem : read('service-account-signing-key-file', f.serviceAccountSigningKeyFile),
+      verifyKeyPems: f.serviceAccountKeyFiles.map(p => read('service-account-key-file', p))
+    }
+  }
+  if (f.oidcIssuerUrl !== undefined) {
+    if (f.oidcClientId === undefined) throw new Error('--oidc-client-id is required with --oidc-issuer-url')
+    o.oidc = {
+      issuerUrl: f.oidcIssuerUrl,
+      clientId: f.oidcClientId,
+      usernameClaim: f.oidcUsernameClaim,
+      usernamePrefix: f.oidcUsernamePrefix,
+      groupsClaim: f.oidcGroupsClaim,
+      groupsPrefix: f.oidcGroupsPrefix,
+      requiredClaims: f.oidcRequiredClaims,
+      caPem: f.oidcCaFile === undefined ? undefined : read('oidc-ca-file', f.oidcCaFile),
+      signingAlgs: f.oidcSigningAlgs
+    }
+  }
+  if (f.authenticationTokenWebhookConfigFile !== undefined) {
+    o.tokenWebhook = {
+      configFile: f.authenticationTokenWebhookConfigFile,
+      version: f.authenticationTokenWebhookVersion,
+      cacheTtlMs: f.authenticationTokenWebhookCacheTtlMs
+    }
+  }
+  if (f.requestheaderClientCaFile !== undefined) {
+    if (f.requestheaderUsernameHeaders.length === 0) throw new Error('--requestheader-username-headers is required with --requestheader-client-ca-file')
+    o.requestHeader = {
+      clientCAPem: read('requestheader-client-ca-file', f.requestheaderClientCaFile),
+      allowedNames: f.requestheaderAllowedNames,
+      usernameHeaders: f.requestheaderUsernameHeaders,
+      uidHeaders: f.requestheaderUidHeaders,
+      groupHeaders: f.requestheaderGroupHeaders,
+      extraHeadersPrefix: f.requestheaderExtraHeadersPrefix
+    }
+  }
+  return o
+}

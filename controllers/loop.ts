@@ -1,0 +1,66 @@
+// A level-triggered control loop: `sync` runs whenever an object of the watched kinds changes,
+// again after it asks to (an expiry), and at a slow resync; never two runs at once.
+import type { FastifyInstance } from 'fastify'
+import { CONTROLLER_USER } from '../resources/naming.js'
+import type { Caller, GenericStore } from '../plugins/rest/store.js'
+
+export interface LoopOptions {
+  name: string
+  /** The kinds whose changes trigger a sync, resolved once the app is ready. */
+  watch: () => GenericStore[]
+  /** Brings the world in line; may return how soon (ms) it wants to run again. */
+  sync: () => Promise<number | undefined>
+  resyncMs?: number
+}
+
+/** The identity controllers write as, with a field manager named after the controller. */
+export const controllerCaller = (manager: string): Caller =>
+  ({ user: { ...CONTROLLER_USER, groups: [...CONTROLLER_USER.groups] }, manager, warnings: [] })
+
+export const CONTROLLER_WRITE = { dryRun: false, fieldValidation: 'Ignore' as const, force: false }
+
+export function controllerLoop (fastify: FastifyInstance, o: LoopOptions): void {
+  const resyncMs = o.resyncMs ?? 30_000
+  let stopped = false
+  let running = false
+  let again = false
+  let timer: NodeJS.Timeout | undefined
+  const watches: Array<{ stop(): void }> = []
+
+  const schedule = (ms: number): void => {
+    if (stopped) return
+    if (timer !== undefined) clearTimeout(timer)
+    timer = setTimeout(() => { void run() }, Math.max(0, ms))
+    timer.unref()
+  }
+  async function run (): Promise<void> {
+    if (running) { again = true; return }
+    running = true
+    let next = resyncMs
+    try {
+      const wanted = await o.sync()
+      if (wanted !== undefined) next = Math.min(next, wanted)
+    } catch (err) {
+      if (!stopped) fastify.log.warn({ err, controller: o.name }, 'controller sync failed; will retry')
+      next = Math.min(next, 1000)
+    } finally {
+      running = false
+    }
+    if (again) { again = false; next = 0 }
+    schedule(next)
+  }
+
+  fastify.addHook('onReady', async () => {
+    for (const store of o.watch()) {
+      await store.cache.ready
+      watches.push(store.cache.watch(store.prefix, store.cache.revision, () => { if (!running) schedule(0); else again = true },
+        (err) => { if (!stopped) fastify.log.warn({ err, controller: o.name }, 'controller watch ended') }))
+    }
+    schedule(0)
+  })
+  fastify.addHook('onClose', async () => {
+    stopped = true
+    for (const w of watches) w.stop()
+    if (timer !== undefined) clearTimeout(timer)
+  })
+}

@@ -1,0 +1,115 @@
+// Storage protection: a deleted claim keeps its protection finalizer while a running pod uses
+// it, a deleted volume while a claim is bound to it; once unused the finalizer goes and with it
+// the object.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import { CONTROLLER_USER, FINALIZERS } from '../resources/naming.js'
+import { ApiError } from '../plugins/errors.js'
+import type { AnyObject } from '../resources/define.js'
+import type { Caller, GenericStore } from '../plugins/rest/store.js'
+
+const RESYNC_MS = 10_000
+const FINISHED_PHASES = ['Succeeded', 'Failed']
+
+/** The claims a pod uses: named ones and the generated claims of its ephemeral volumes. */
+export function claimsOfPod (pod: AnyObject): string[] {
+  const out: string[] = []
+  for (const v of pod.spec?.volumes ?? []) {
+    if (v.persistentVolumeClaim?.claimName) out.push(v.persistentVolumeClaim.claimName)
+    if (v.ephemeral != null) out.push(`${pod.metadata.name}-${v.name}`)
+  }
+  return out
+}
+
+export default fp(async function storageProtectionController (fastify: FastifyInstance) {
+  let timer: NodeJS.Timeout | undefined
+  let stopped = false
+  const watches: Array<{ stop(): void }> = []
+  const inFlight = new Set<string>()
+  const caller = (): Caller => ({ user: { ...CONTROLLER_USER, groups: [...CONTROLLER_USER.groups] }, manager: 'storage-protection-controller', warnings: [] })
+  const options = { dryRun: false, fieldValidation: 'Ignore' as const, force: false, subresource: '' }
+
+  const store = (plural: string): GenericStore => fastify.resources.find(plural, '')!
+  const objects = (s: GenericStore, namespace = ''): AnyObject[] => s.cache.list(s.listPrefix(namespace)).map(o => JSON.parse(o.json))
+
+  function claimInUse (claim: AnyObject): boolean {
+    return objects(store('pods'), claim.metadata.namespace).some(pod =>
+      !FINISHED_PHASES.includes(pod.status?.phase) && claimsOfPod(pod).includes(claim.metadata.name))
+  }
+
+  const volumeInUse = (volume: AnyObject): boolean =>
+    objects(store('persistentvolumeclaims')).some(c => c.spec?.volumeName === volume.metadata.name)
+
+  /** Removes `finalizer` once a consistent read of the users' cache still finds the object unused. */
+  async function release (s: GenericStore, obj: AnyObject, finalizer: string, users: GenericStore, inUse: (o: AnyObject) => boolean): Promise<void> {
+    const key = s.key(obj.metadata.namespace ?? '', obj.metadata.name)
+    if (inFlight.has(key)) return
+    inFlight.add(key)
+    try {
+      // The cache may not have seen a user created just before the delete: read up to the newest revision first.
+      await users.freshen(undefined)
+      if (inUse(obj)) return
+      await s.update(obj.metadata.namespace ?? '', obj.metadata.name, (old) => ({
+        ...old, metadata: { ...old.metadata, finalizers: (old.metadata.finalizers ?? []).filter((f: string) => f !== finalizer) }
+      }), options, caller())
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404)) fastify.log.warn({ err, key }, 'storage protection: removing finalizer failed; will retry')
+    } finally {
+      inFlight.delete(key)
+    }
+  }
+
+  // Terminating objects still holding our finalizer, by key: usually none, so events cost little.
+  const pendingClaims = new Map<string, AnyObject>()
+  const pendingVolumes = new Map<string, AnyObject>()
+
+  function track (pending: Map<string, AnyObject>, finalizer: string, key: string, json: string | undefined): void {
+    // Most objects are not being deleted: skip parsing them.
+    const obj = json === undefined || !json.includes('"deletionTimestamp"') ? undefined : JSON.parse(json) as AnyObject
+    if (obj !== undefined && (obj.metadata.finalizers ?? []).includes(finalizer)) pending.set(key, obj)
+    else pending.delete(key)
+  }
+
+  function releaseUnused (): void {
+    if (stopped) return
+    for (const c of pendingClaims.values()) if (!claimInUse(c)) void release(store('persistentvolumeclaims'), c, FINALIZERS.pvcProtection, store('pods'), claimInUse)
+    for (const v of pendingVolumes.values()) if (!volumeInUse(v)) void release(store('persistentvolumes'), v, FINALIZERS.pvProtection, store('persistentvolumeclaims'), volumeInUse)
+  }
+
+  function resync (): void {
+    for (const [plural, pending, finalizer] of [['persistentvolumeclaims', pendingClaims, FINALIZERS.pvcProtection], ['persistentvolumes', pendingVolumes, FINALIZERS.pvProtection]] as const) {
+      const s = store(plural)
+      pending.clear()
+      for (const o of s.cache.list(s.prefix)) track(pending, finalizer, o.key, o.json)
+    }
+    releaseUnused()
+  }
+
+  fastify.addHook('onReady', async () => {
+    const sources = [
+      ['pods', undefined, ''],
+      ['persistentvolumeclaims', pendingClaims, FINALIZERS.pvcProtection],
+      ['persistentvolumes', pendingVolumes, FINALIZERS.pvProtection]
+    ] as const
+    for (const [plural, pending, finalizer] of sources) {
+      const s = store(plural)
+      await s.cache.ready
+      watches.push(s.cache.watch(s.prefix, s.cache.revision, (e) => {
+        if (pending !== undefined) track(pending, finalizer, e.key, e.type === 'DELETED' ? undefined : e.json)
+        // Any change of a user may free a pending object.
+        if (pendingClaims.size > 0 || pendingVolumes.size > 0) releaseUnused()
+      }, (err) => fastify.log.warn({ err }, 'storage protection watch ended')))
+    }
+    const tick = (): void => {
+      if (stopped) return
+      resync()
+      timer = setTimeout(tick, RESYNC_MS)
+    }
+    timer = setTimeout(tick, 0)
+  })
+  fastify.addHook('onClose', async () => {
+    stopped = true
+    for (const w of watches) w.stop()
+    if (timer !== undefined) clearTimeout(timer)
+  })
+}, { name: 'controller:storage-protection', dependencies: ['rest'] })
