@@ -16,16 +16,12 @@ async function main (): Promise<void> {
   }
   const dataDir = resolve(flags.dataDir)
   mkdirSync(dataDir, { recursive: true })
-<<<<<<< HEAD
   // Start-up time: the app's modules load (and compile) and the certificates load while the
   // embedded PostgreSQL starts, rather than one after the other.
   const loadingApp = import('../plugins/app.js')
   loadingApp.catch(() => {})
-  const loadingPki = import('../auth/pki.js').then(async (m) => ({ ...m, pki: await m.ensureCertificates(dataDir, { bindAddress: flags.bindAddress }) }))
+  const loadingPki = import('../auth/pki.js').then(async (m) => ({ ...m, pki: await m.ensureCertificates(dataDir, { bindAddress: flags.bindAddress, certDir: flags.certDir }) }))
   loadingPki.catch(() => {})
-=======
-  const pki = await ensureCertificates(dataDir, { bindAddress: flags.bindAddress, certDir: flags.certDir })
->>>>>>> main
 
   let embedded: { url: string, stop(): Promise<void> } | undefined
   let databaseUrl = flags.storageUrl
