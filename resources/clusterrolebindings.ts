@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import { defineResource } from './define.js'
 import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
-import { canonicalRoleRef, defaultSubjects, RoleRef, subjectsField, validateRoleRef, validateRoleRefUnchanged, validateSubjects } from './rbac.js'
+import { BINDING_COLUMNS, bindingStrategy, RoleRef, subjectsField } from './rbac.js'
 
 const schema = objectSchema(`${GROUPS.rbac}/v1`, 'ClusterRoleBinding', {
   subjects: subjectsField(),
@@ -20,16 +20,6 @@ export default defineResource({
   schema,
   nameRule: 'PathSegment',
   generation: false,
-  strategy: {
-    prepareForCreate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
-    prepareForUpdate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
-    validate: (b) => [...validateRoleRef(b.roleRef, ['ClusterRole']), ...validateSubjects(b.subjects, false)],
-    validateUpdate: (b, old) => validateRoleRefUnchanged(b.roleRef, old.roleRef)
-  },
-  columns: [
-    { name: 'Role', type: 'string', value: (b) => `${b.roleRef?.kind ?? ''}/${b.roleRef?.name ?? ''}` },
-    { name: 'Users', type: 'string', priority: 1, value: (b) => (b.subjects ?? []).filter(s => s.kind === 'User').map(s => s.name).join(', ') },
-    { name: 'Groups', type: 'string', priority: 1, value: (b) => (b.subjects ?? []).filter(s => s.kind === 'Group').map(s => s.name).join(', ') },
-    { name: 'ServiceAccounts', type: 'string', priority: 1, value: (b) => (b.subjects ?? []).filter(s => s.kind === 'ServiceAccount').map(s => `${s.namespace ?? ''}/${s.name}`).join(', ') }
-  ]
+  strategy: bindingStrategy(['ClusterRole'], false),
+  columns: BINDING_COLUMNS
 })

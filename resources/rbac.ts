@@ -2,6 +2,7 @@
 // ClusterRoleBinding), worded as the reference server words them.
 import { Type } from '@sinclair/typebox'
 import type { FieldError } from '../plugins/errors.js'
+import type { Column, Strategy } from './define.js'
 import { canonicalGroup, GROUPS } from './naming.js'
 import { dnsSubdomainProblems, invalidEach, pathSegmentProblems } from './validation.js'
 
@@ -134,3 +135,26 @@ export function validateRoleRefUnchanged (ref: RoleRefT | undefined, old: RoleRe
   const same = ref?.apiGroup === old?.apiGroup && ref?.kind === old?.kind && ref?.name === old?.name
   return same ? [] : [{ type: 'Invalid', field: 'roleRef', value: ref, detail: 'cannot change roleRef' }]
 }
+
+type Binding = { subjects?: SubjectT[], roleRef?: RoleRefT }
+
+/** What RoleBinding and ClusterRoleBinding share: defaults, validation, an immutable roleRef. */
+export function bindingStrategy (roleKinds: string[], namespaced: boolean): Strategy<Binding> {
+  return {
+    prepareForCreate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
+    prepareForUpdate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
+    validate: (b) => [...validateRoleRef(b.roleRef, roleKinds), ...validateSubjects(b.subjects, namespaced)],
+    validateUpdate: (b, old) => validateRoleRefUnchanged(b.roleRef, old.roleRef)
+  }
+}
+
+const subjectNames = (b: Binding, kind: string, name: (s: SubjectT) => string): string =>
+  (b.subjects ?? []).filter(s => s.kind === kind).map(name).join(', ')
+
+/** kubectl's columns for bindings. */
+export const BINDING_COLUMNS: Column<Binding>[] = [
+  { name: 'Role', type: 'string', value: (b) => `${b.roleRef?.kind ?? ''}/${b.roleRef?.name ?? ''}` },
+  { name: 'Users', type: 'string', priority: 1, value: (b) => subjectNames(b, 'User', s => s.name) },
+  { name: 'Groups', type: 'string', priority: 1, value: (b) => subjectNames(b, 'Group', s => s.name) },
+  { name: 'ServiceAccounts', type: 'string', priority: 1, value: (b) => subjectNames(b, 'ServiceAccount', s => `${s.namespace ?? ''}/${s.name}`) }
+]
