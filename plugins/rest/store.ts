@@ -135,6 +135,11 @@ export class GenericStore {
     }
   }
 
+  /** Revisions below this one can no longer be watched from. */
+  async compactedRevision (): Promise<number> {
+    return await this.translate(() => this.storage.compactedRevision(), '')
+  }
+
   /** Waits until the cache is at least at `rv`, or (undefined) at the database's newest revision. */
   async freshen (rv: number | undefined): Promise<void> {
     if (rv === undefined) await this.consistent()

@@ -74,6 +74,8 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
   const rv = o.resourceVersion === undefined ? undefined : Number(o.resourceVersion)
   const initialEvents = o.sendInitialEvents ?? (rv === undefined || rv === 0)
   if (initialEvents) await store.freshen(rv)
+  // The caches learn of compactions on a timer; the database knows at once.
+  const compacted = initialEvents ? 0 : await store.compactedRevision()
 
   const raw = reply.raw
   reply.hijack()
@@ -174,7 +176,8 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     start = rv!
     live = start >= cache.windowStart
   }
-  handle = cache.watch(prefix, start, onEvent, onError)
+  if (start < compacted) onError(new StorageError('Compacted', prefix, 'compacted', compacted))
+  else handle = cache.watch(prefix, start, onEvent, onError)
 
   const timeoutS = o.timeoutSeconds !== undefined && o.timeoutSeconds > 0
     ? o.timeoutSeconds
