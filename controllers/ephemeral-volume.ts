@@ -2,12 +2,10 @@
 // owned by the pod (so it goes when the pod goes).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { CONTROLLER_USER } from '../resources/naming.js'
 import { ApiError } from '../plugins/errors.js'
 import type { AnyObject } from '../resources/define.js'
-import type { Caller, GenericStore } from '../plugins/rest/store.js'
-
-const RESYNC_MS = 10_000
+import type { GenericStore } from '../plugins/rest/store.js'
+import { CONTROLLER_WRITE, controllerCaller, eventLoop } from './loop.js'
 
 /** The claim an ephemeral volume of a pod stands for. */
 export function claimForVolume (pod: AnyObject, volume: AnyObject): AnyObject {
@@ -22,11 +20,8 @@ export function claimForVolume (pod: AnyObject, volume: AnyObject): AnyObject {
 }
 
 export default fp(async function ephemeralVolumeController (fastify: FastifyInstance) {
-  let timer: NodeJS.Timeout | undefined
-  let stopped = false
-  let watch: { stop(): void } | undefined
   const inFlight = new Set<string>()
-  const caller = (): Caller => ({ user: { ...CONTROLLER_USER, groups: [...CONTROLLER_USER.groups] }, manager: 'ephemeral-volume-controller', warnings: [] })
+  const caller = controllerCaller('ephemeral-volume-controller')
 
   const pods = (): GenericStore => fastify.resources.find('pods', '')!
   const claims = (): GenericStore => fastify.resources.find('persistentvolumeclaims', '')!
@@ -38,7 +33,7 @@ export default fp(async function ephemeralVolumeController (fastify: FastifyInst
     if (inFlight.has(key) || claims().cache.get(key) !== undefined) return
     inFlight.add(key)
     try {
-      await claims().create(namespace, claim, { dryRun: false, fieldValidation: 'Ignore', force: false }, caller())
+      await claims().create(namespace, claim, CONTROLLER_WRITE, caller)
     } catch (err) {
       // 409: it exists (ours, or someone else's, which the pod then cannot use); 4xx: the template is refused.
       if (!(err instanceof ApiError && err.code < 500)) fastify.log.warn({ err, key }, 'ephemeral volume: creating claim failed; will retry')
@@ -49,32 +44,18 @@ export default fp(async function ephemeralVolumeController (fastify: FastifyInst
 
   function reconcile (json: string): void {
     // Most pods have no ephemeral volume: skip parsing them.
-    if (stopped || !json.includes('"ephemeral"')) return
+    if (loop.stopped() || !json.includes('"ephemeral"')) return
     const pod = JSON.parse(json) as AnyObject
     if (pod.metadata.deletionTimestamp !== undefined) return
     for (const v of pod.spec?.volumes ?? []) if (v.ephemeral != null) void ensureClaim(pod, v)
   }
 
-  function resync (): void {
-    const store = pods()
-    for (const item of store.cache.list(store.prefix)) reconcile(item.json)
-  }
-
-  fastify.addHook('onReady', async () => {
-    const store = pods()
-    await store.cache.ready
-    watch = store.cache.watch(store.prefix, store.cache.revision, (e) => { if (e.type !== 'DELETED') reconcile(e.json) },
-      (err) => fastify.log.warn({ err }, 'ephemeral volume watch ended'))
-    const tick = (): void => {
-      if (stopped) return
-      resync()
-      timer = setTimeout(tick, RESYNC_MS)
+  const loop = eventLoop(fastify, {
+    name: 'ephemeral-volume',
+    sources: () => [{ store: pods(), onEvent: (e) => { if (e.type !== 'DELETED') reconcile(e.json) } }],
+    resync () {
+      const store = pods()
+      for (const item of store.cache.list(store.prefix)) reconcile(item.json)
     }
-    timer = setTimeout(tick, 0)
-  })
-  fastify.addHook('onClose', async () => {
-    stopped = true
-    watch?.stop()
-    if (timer !== undefined) clearTimeout(timer)
   })
 }, { name: 'controller:ephemeral-volume', dependencies: ['rest'] })

@@ -3,6 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import { CONTROLLER_USER } from '../resources/naming.js'
 import type { Caller, GenericStore } from '../plugins/rest/store.js'
+import type { CacheEvent } from '../storage/interface.js'
 
 export interface LoopOptions {
   name: string
@@ -63,4 +64,40 @@ export function controllerLoop (fastify: FastifyInstance, o: LoopOptions): void 
     for (const w of watches) w.stop()
     if (timer !== undefined) clearTimeout(timer)
   })
+}
+
+export interface EventLoopOptions {
+  name: string
+  /** The kinds to follow and what to do with each event, resolved once the app is ready. */
+  sources: () => Array<{ store: GenericStore, onEvent: (e: CacheEvent) => void }>
+  /** A full pass over the current objects, at start and then every `resyncMs`. */
+  resync: () => void
+  resyncMs?: number
+}
+
+/** An edge-triggered loop: each event is handled as it comes, with a periodic full resync behind it. */
+export function eventLoop (fastify: FastifyInstance, o: EventLoopOptions): { stopped: () => boolean } {
+  let stopped = false
+  let timer: NodeJS.Timeout | undefined
+  const watches: Array<{ stop(): void }> = []
+  fastify.addHook('onReady', async () => {
+    for (const { store, onEvent } of o.sources()) {
+      await store.cache.ready
+      watches.push(store.cache.watch(store.prefix, store.cache.revision, (e) => { if (!stopped) onEvent(e) },
+        (err) => { if (!stopped) fastify.log.warn({ err, controller: o.name }, 'controller watch ended') }))
+    }
+    const tick = (): void => {
+      if (stopped) return
+      o.resync()
+      timer = setTimeout(tick, o.resyncMs ?? 10_000)
+      timer.unref()
+    }
+    timer = setTimeout(tick, 0)
+  })
+  fastify.addHook('onClose', async () => {
+    stopped = true
+    for (const w of watches) w.stop()
+    if (timer !== undefined) clearTimeout(timer)
+  })
+  return { stopped: () => stopped }
 }

@@ -3,12 +3,11 @@
 // the object.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { CONTROLLER_USER, FINALIZERS } from '../resources/naming.js'
+import { FINALIZERS } from '../resources/naming.js'
 import { ApiError } from '../plugins/errors.js'
 import type { AnyObject } from '../resources/define.js'
-import type { Caller, GenericStore } from '../plugins/rest/store.js'
-
-const RESYNC_MS = 10_000
+import type { GenericStore } from '../plugins/rest/store.js'
+import { CONTROLLER_WRITE, controllerCaller, eventLoop } from './loop.js'
 const FINISHED_PHASES = ['Succeeded', 'Failed']
 
 /** The claims a pod uses: named ones and the generated claims of its ephemeral volumes. */
@@ -22,12 +21,8 @@ export function claimsOfPod (pod: AnyObject): string[] {
 }
 
 export default fp(async function storageProtectionController (fastify: FastifyInstance) {
-  let timer: NodeJS.Timeout | undefined
-  let stopped = false
-  const watches: Array<{ stop(): void }> = []
   const inFlight = new Set<string>()
-  const caller = (): Caller => ({ user: { ...CONTROLLER_USER, groups: [...CONTROLLER_USER.groups] }, manager: 'storage-protection-controller', warnings: [] })
-  const options = { dryRun: false, fieldValidation: 'Ignore' as const, force: false, subresource: '' }
+  const caller = controllerCaller('storage-protection-controller')
 
   const store = (plural: string): GenericStore => fastify.resources.find(plural, '')!
   const objects = (s: GenericStore, namespace = ''): AnyObject[] => s.cache.list(s.listPrefix(namespace)).map(o => JSON.parse(o.json))
@@ -51,7 +46,7 @@ export default fp(async function storageProtectionController (fastify: FastifyIn
       if (inUse(obj)) return
       await s.update(obj.metadata.namespace ?? '', obj.metadata.name, (old) => ({
         ...old, metadata: { ...old.metadata, finalizers: (old.metadata.finalizers ?? []).filter((f: string) => f !== finalizer) }
-      }), options, caller())
+      }), { ...CONTROLLER_WRITE, subresource: '' }, caller)
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) fastify.log.warn({ err, key }, 'storage protection: removing finalizer failed; will retry')
     } finally {
@@ -71,7 +66,7 @@ export default fp(async function storageProtectionController (fastify: FastifyIn
   }
 
   function releaseUnused (): void {
-    if (stopped) return
+    if (loop.stopped()) return
     for (const c of pendingClaims.values()) if (!claimInUse(c)) void release(store('persistentvolumeclaims'), c, FINALIZERS.pvcProtection, store('pods'), claimInUse)
     for (const v of pendingVolumes.values()) if (!volumeInUse(v)) void release(store('persistentvolumes'), v, FINALIZERS.pvProtection, store('persistentvolumeclaims'), volumeInUse)
   }
@@ -85,31 +80,20 @@ export default fp(async function storageProtectionController (fastify: FastifyIn
     releaseUnused()
   }
 
-  fastify.addHook('onReady', async () => {
-    const sources = [
+  const loop = eventLoop(fastify, {
+    name: 'storage-protection',
+    sources: () => ([
       ['pods', undefined, ''],
       ['persistentvolumeclaims', pendingClaims, FINALIZERS.pvcProtection],
       ['persistentvolumes', pendingVolumes, FINALIZERS.pvProtection]
-    ] as const
-    for (const [plural, pending, finalizer] of sources) {
-      const s = store(plural)
-      await s.cache.ready
-      watches.push(s.cache.watch(s.prefix, s.cache.revision, (e) => {
+    ] as const).map(([plural, pending, finalizer]) => ({
+      store: store(plural),
+      onEvent: (e) => {
         if (pending !== undefined) track(pending, finalizer, e.key, e.type === 'DELETED' ? undefined : e.json)
         // Any change of a user may free a pending object.
         if (pendingClaims.size > 0 || pendingVolumes.size > 0) releaseUnused()
-      }, (err) => fastify.log.warn({ err }, 'storage protection watch ended')))
-    }
-    const tick = (): void => {
-      if (stopped) return
-      resync()
-      timer = setTimeout(tick, RESYNC_MS)
-    }
-    timer = setTimeout(tick, 0)
-  })
-  fastify.addHook('onClose', async () => {
-    stopped = true
-    for (const w of watches) w.stop()
-    if (timer !== undefined) clearTimeout(timer)
+      }
+    })),
+    resync
   })
 }, { name: 'controller:storage-protection', dependencies: ['rest'] })
