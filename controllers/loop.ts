@@ -7,8 +7,11 @@ import type { CacheEvent } from '../storage/interface.js'
 
 export interface LoopOptions {
   name: string
-  /** The kinds whose changes trigger a sync, resolved once the app is ready. */
-  watch: () => GenericStore[]
+  /**
+   * The kinds whose changes trigger a sync, resolved once the app is ready; `when` narrows a
+   * kind to the events that can matter, so churn elsewhere in it costs no sync.
+   */
+  watch: () => Array<GenericStore | { store: GenericStore, when: (e: CacheEvent) => boolean }>
   /** Brings the world in line; may return how soon (ms) it wants to run again. */
   sync: () => Promise<number | undefined>
   resyncMs?: number
@@ -52,9 +55,15 @@ export function controllerLoop (fastify: FastifyInstance, o: LoopOptions): void 
   }
 
   fastify.addHook('onReady', async () => {
-    for (const store of o.watch()) {
+    for (const source of o.watch()) {
+      const { store, when } = 'store' in source ? source : { store: source, when: undefined }
       await store.cache.ready
-      watches.push(store.cache.watch(store.prefix, store.cache.revision, () => { if (!running) schedule(0); else again = true },
+      const trigger = (e: CacheEvent): void => {
+        if (when !== undefined && !when(e)) return
+        if (!running) schedule(0)
+        else again = true
+      }
+      watches.push(store.cache.watch(store.prefix, store.cache.revision, trigger,
         (err) => { if (!stopped) fastify.log.warn({ err, controller: o.name }, 'controller watch ended') }))
     }
     schedule(0)

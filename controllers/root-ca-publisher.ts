@@ -12,7 +12,7 @@ export default fp(async function rootCaPublisher (fastify: FastifyInstance, opts
   const caller = () => controllerCaller('root-ca-cert-publisher')
   controllerLoop(fastify, {
     name: 'root-ca-cert-publisher',
-    watch: () => [namespaces(), configmaps()],
+    watch: () => [namespaces(), { store: configmaps(), when: e => e.key.endsWith(`/${ROOT_CA_CONFIGMAP}`) }],
     async sync () {
       const store = configmaps()
       for (const item of namespaces().cache.list(namespaces().prefix)) {

@@ -51,7 +51,7 @@ export default fp(async function serviceAccountTokenController (fastify: Fastify
 
   controllerLoop(fastify, {
     name: 'serviceaccount-token',
-    watch: () => [secrets(), accounts()],
+    watch: () => [{ store: secrets(), when: e => e.attrs.fields.type === SECRET_TYPES.serviceAccountToken }, accounts()],
     async sync () {
       const store = secrets()
       for (const item of store.cache.list(store.prefix)) {

@@ -11,7 +11,7 @@ export default fp(async function tokenCleaner (fastify: FastifyInstance) {
   const secrets = () => fastify.resources.find('secrets', '')!
   controllerLoop(fastify, {
     name: 'tokencleaner',
-    watch: () => [secrets()],
+    watch: () => [{ store: secrets(), when: e => e.attrs.fields.type === SECRET_TYPES.bootstrapToken }],
     async sync () {
       const store = secrets()
       let next: number | undefined

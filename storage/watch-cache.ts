@@ -5,6 +5,7 @@ import {
   type CacheEvent, type CachedObject, type LogEvent, type ObjectAttrs, type Storage, StorageError,
   type WatchCache, type WatchHandle
 } from './interface.js'
+import { SortedKeys } from './sorted-keys.js'
 
 export type ExtractAttrs = (obj: any) => ObjectAttrs
 
@@ -160,8 +161,7 @@ class Cache implements WatchCache {
   private settleFill?: { resolve: () => void, reject: (err: unknown) => void }
   private filled = false
   private readonly objects = new Map<string, CachedObject>()
-  /** The keys of `objects` in code-unit order, for range lists. */
-  private keys: string[] = []
+  private readonly keys = new SortedKeys(key => this.objects.has(key))
   /** The window: events[head..] in revision order. */
   private events: CacheEvent[] = []
   private head = 0
@@ -194,13 +194,12 @@ class Cache implements WatchCache {
     try {
       const page = await this.storage.list({ prefix: this.prefix })
       this.objects.clear()
-      this.keys = []
+      const keys: string[] = []
       for (const item of page.items) {
         this.objects.set(item.key, new Entry(item.key, item.revision, item.json, this.parse))
-        this.keys.push(item.key)
+        keys.push(item.key)
       }
-      // The database orders bytes, JS orders UTF-16 code units; list() searches in the latter.
-      this.keys.sort()
+      this.keys.reset(keys)
       this.revision = page.revision
       this.events = []
       this.head = 0
@@ -236,12 +235,11 @@ class Cache implements WatchCache {
       if (e.type === 'DELETED') {
         if (prev !== undefined) {
           this.objects.delete(e.key)
-          const i = lowerBound(this.keys, e.key)
-          if (this.keys[i] === e.key) this.keys.splice(i, 1)
+          this.keys.remove()
         }
       } else {
         this.objects.set(e.key, entry)
-        if (prev === undefined) this.keys.splice(lowerBound(this.keys, e.key), 0, e.key)
+        if (prev === undefined) this.keys.add(e.key)
       }
       this.events.push(ce)
       if (this.events.length - this.head > this.windowSize) this.dropOldest()
@@ -273,11 +271,7 @@ class Cache implements WatchCache {
   }
 
   list (prefix: string): CachedObject[] {
-    const out: CachedObject[] = []
-    for (let i = lowerBound(this.keys, prefix); i < this.keys.length && this.keys[i].startsWith(prefix); i++) {
-      out.push(this.objects.get(this.keys[i])!)
-    }
-    return out
+    return this.keys.range(prefix).map(key => this.objects.get(key)!)
   }
 
   waitForRevision (rev: number, timeoutMs: number): Promise<void> {
@@ -439,15 +433,4 @@ class Event implements CacheEvent {
   get json (): string { return this.entry.json }
   get attrs (): ObjectAttrs { return this.entry.attrs }
   get prevAttrs (): ObjectAttrs | undefined { return this.prev?.attrs }
-}
-
-function lowerBound (keys: string[], key: string): number {
-  let lo = 0
-  let hi = keys.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (keys[mid] < key) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }
