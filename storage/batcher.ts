@@ -7,6 +7,8 @@ export interface BatcherOptions<T> {
   /** Most total weight in one batch (a batch always takes at least one item). */
   maxWeight: number
   weight (item: T): number
+  /** Batches in flight at once (default 1); a new one starts only while fewer are. */
+  concurrency?: number
 }
 
 export interface Batcher<T, R> {
@@ -17,14 +19,18 @@ export interface Batcher<T, R> {
 }
 
 /**
- * `run` receives batches in push order, one at a time, and returns one result per item (an
- * Error instance fails that item alone). If `run` throws, every item of that batch fails with it.
+ * `run` receives batches in push order, at most `concurrency` at a time, and returns one result
+ * per item (an Error instance fails that item alone). If `run` throws, every item of that batch
+ * fails with it.
  */
 export function createBatcher<T, R> (run: (items: T[]) => Promise<Array<R | Error>>,
   opts: BatcherOptions<T>): Batcher<T, R> {
   interface Pending { item: T, resolve: (r: R) => void, reject: (err: unknown) => void }
   const queue: Pending[] = []
-  let running: Promise<void> | undefined
+  const concurrency = opts.concurrency ?? 1
+  let inFlight = 0
+  let scheduled = false
+  const idle: Array<() => void> = []
 
   function take (): Pending[] {
     let weight = 0
@@ -37,36 +43,47 @@ export function createBatcher<T, R> (run: (items: T[]) => Promise<Array<R | Erro
     return queue.splice(0, n)
   }
 
-  async function loop (): Promise<void> {
-    // Items pushed in the same tick as the first one join the first batch.
-    await Promise.resolve()
-    while (queue.length > 0) {
-      const batch = take()
-      let results: Array<R | Error>
-      try {
-        results = await run(batch.map(p => p.item))
-      } catch (err) {
-        for (const p of batch) p.reject(err)
-        continue
-      }
-      batch.forEach((p, i) => {
-        const r = results[i]
-        if (r instanceof Error) p.reject(r)
-        else p.resolve(r)
+  async function runOne (batch: Pending[]): Promise<void> {
+    let results: Array<R | Error>
+    try {
+      results = await run(batch.map(p => p.item))
+    } catch (err) {
+      for (const p of batch) p.reject(err)
+      return
+    }
+    batch.forEach((p, i) => {
+      const r = results[i]
+      if (r instanceof Error) p.reject(r)
+      else p.resolve(r)
+    })
+  }
+
+  function pump (): void {
+    scheduled = false
+    while (queue.length > 0 && inFlight < concurrency) {
+      inFlight++
+      void runOne(take()).finally(() => {
+        inFlight--
+        pump()
       })
     }
-    running = undefined
+    if (queue.length === 0 && inFlight === 0) for (const resolve of idle.splice(0)) resolve()
   }
 
   return {
     push (item) {
       return new Promise<R>((resolve, reject) => {
         queue.push({ item, resolve, reject })
-        running ??= loop()
+        // Items pushed in the same tick as the first one join the first batch.
+        if (!scheduled && inFlight < concurrency) {
+          scheduled = true
+          queueMicrotask(pump)
+        }
       })
     },
-    async drain () {
-      while (running) await running
+    drain () {
+      if (queue.length === 0 && inFlight === 0) return Promise.resolve()
+      return new Promise<void>(resolve => idle.push(resolve))
     }
   }
 }

@@ -44,6 +44,8 @@ INSERT INTO compaction (revision) VALUES (0) ON CONFLICT DO NOTHING;
 -- Locking the counter row first serialises every writer of every replica: revisions are
 -- allocated in commit order, so a reader that has seen revision N has seen everything below
 -- it, and the log needs no gap filling. A failed precondition allocates nothing.
+-- Each op is one guarded statement (ON CONFLICT, or a revision match); the key is looked up
+-- only when that statement did nothing, to say why.
 -- Returns one row per op, in op order: code 'ok' with the new revision, or the error code
 -- with the key's current revision (0 when absent).
 CREATE OR REPLACE FUNCTION apply_writes(ops text[], keys text[], vals text[], expects bigint[], channel text)
@@ -53,6 +55,7 @@ DECLARE
   cur bigint;
   start_rev bigint;
   existing bigint;
+  next_rev bigint;
   v text;
 BEGIN
   SELECT r.value INTO cur FROM revision r FOR UPDATE;
@@ -60,31 +63,34 @@ BEGIN
   FOR i IN 1 .. coalesce(array_length(ops, 1), 0) LOOP
     -- READ COMMITTED: each statement of this VOLATILE function sees what committed before the
     -- lock was granted, and earlier ops of this batch.
-    SELECT o.revision INTO existing FROM objects o WHERE o.key = keys[i];
+    next_rev := cur + 1;
+    v := replace(vals[i], chr(1), next_rev::text);
     IF ops[i] = 'create' THEN
-      IF FOUND THEN
-        code := 'KeyExists'; rev := existing; RETURN NEXT; CONTINUE;
-      END IF;
-    ELSIF NOT FOUND THEN
-      code := 'NotFound'; rev := 0; RETURN NEXT; CONTINUE;
-    ELSIF existing IS DISTINCT FROM expects[i] THEN
-      code := 'Conflict'; rev := existing; RETURN NEXT; CONTINUE;
-    END IF;
-
-    cur := cur + 1;
-    v := replace(vals[i], chr(1), cur::text);
-    IF ops[i] = 'create' THEN
-      INSERT INTO objects (key, revision, create_revision, value) VALUES (keys[i], cur, cur, v);
-      INSERT INTO events (revision, key, type, value) VALUES (cur, keys[i], 'ADDED', v);
+      INSERT INTO objects (key, revision, create_revision, value) VALUES (keys[i], next_rev, next_rev, v)
+        ON CONFLICT (key) DO NOTHING;
     ELSIF ops[i] = 'update' THEN
-      UPDATE objects SET revision = cur, value = v WHERE key = keys[i];
-      INSERT INTO events (revision, key, type, value) VALUES (cur, keys[i], 'MODIFIED', v);
+      UPDATE objects SET revision = next_rev, value = v WHERE key = keys[i] AND revision = expects[i];
     ELSIF ops[i] = 'delete' THEN
-      DELETE FROM objects WHERE key = keys[i];
-      INSERT INTO events (revision, key, type, value) VALUES (cur, keys[i], 'DELETED', v);
+      DELETE FROM objects WHERE key = keys[i] AND revision = expects[i];
     ELSE
       RAISE EXCEPTION 'unknown write op %', ops[i];
     END IF;
+    IF NOT FOUND THEN
+      SELECT o.revision INTO existing FROM objects o WHERE o.key = keys[i];
+      IF ops[i] = 'create' THEN
+        code := 'KeyExists'; rev := existing;
+      ELSIF NOT FOUND THEN
+        code := 'NotFound'; rev := 0;
+      ELSE
+        code := 'Conflict'; rev := existing;
+      END IF;
+      RETURN NEXT;
+      CONTINUE;
+    END IF;
+
+    cur := next_rev;
+    INSERT INTO events (revision, key, type, value)
+      VALUES (cur, keys[i], CASE ops[i] WHEN 'create' THEN 'ADDED' WHEN 'update' THEN 'MODIFIED' ELSE 'DELETED' END, v);
     code := 'ok'; rev := cur; RETURN NEXT;
   END LOOP;
 

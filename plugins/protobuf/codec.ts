@@ -69,8 +69,20 @@ export class ProtobufCodec {
     return new ProtobufCodec(root)
   }
 
+  /** Every request asks for its kind's message; protobufjs's lookup walks the namespace tree. */
+  private readonly messages = new Map<string, protobuf.Type | undefined>()
+
   /** The message type of a kind, if this server has one. */
   messageOf (apiVersion: string, kind: string): protobuf.Type | undefined {
+    const key = `${apiVersion}\u0000${kind}`
+    if (this.messages.has(key)) return this.messages.get(key)
+    const type = this.lookupMessage(apiVersion, kind)
+    // Bodies name arbitrary kinds; remember only the answers for kinds this server has.
+    if (type !== undefined || this.messages.size < 4096) this.messages.set(key, type)
+    return type
+  }
+
+  private lookupMessage (apiVersion: string, kind: string): protobuf.Type | undefined {
     const { group, version } = splitApiVersion(apiVersion)
     const prefix = groupPrefix(group)
     if (!/^[A-Za-z0-9]+$/.test(version) || !/^[A-Za-z0-9]+$/.test(kind)) return undefined

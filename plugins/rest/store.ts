@@ -8,7 +8,7 @@ import {
 } from '../errors.js'
 import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resource, type VirtualContext } from '../../resources/define.js'
 import { validateAnnotations, validateLabels, dnsLabelProblems, dnsSubdomainProblems, pathSegmentProblems, qualifiedNameProblems, invalidEach } from '../../resources/validation.js'
-import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache } from '../../storage/interface.js'
+import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
 import type { AdmissionAttributes, AdmissionChain, Operation } from '../../admission/chain.js'
 import type { UserInfo } from '../../auth/authn.js'
 import { checkAgainstSchema } from './schema-check.js'
@@ -59,6 +59,8 @@ export class GenericStore {
   readonly gr: { group: string, resource: string }
   readonly prefix: string
   private readonly supportedFields: ReadonlySet<string>
+  /** The newest revision this process has written to this kind (readRecent waits for it). */
+  private lastWritten = 0
 
   constructor (
     readonly resource: Resource,
@@ -123,6 +125,31 @@ export class GenericStore {
       if (!(err instanceof StorageError && err.code === 'TooLarge')) throw this.translateError(err, name)
     }
     return await this.translate(() => this.storage.get(key), name)
+  }
+
+  /**
+   * A key as fresh as every write this process has acknowledged to this kind, from the watch
+   * cache, without a revision query; a key the cache lacks is read consistently. The read an
+   * update starts from and admission's lookups (the upstream cacher and listers): a stale
+   * answer there costs a precondition conflict and a retry, never a lost write.
+   */
+  async readRecent (key: string, name: string): Promise<StoredObject | CachedObject | undefined> {
+    if (this.cache.revision < this.lastWritten) {
+      try {
+        await this.cache.waitForRevision(this.lastWritten, CACHE_READ_WAIT_MS)
+      } catch (err) {
+        if (!(err instanceof StorageError && err.code === 'TooLarge')) throw this.translateError(err, name)
+        return await this.readCurrent(key, name)
+      }
+    }
+    return this.cache.get(key) ?? await this.readCurrent(key, name)
+  }
+
+  /** Every write goes through here, so that readRecent knows what this process has written. */
+  private async write (op: WriteOp): Promise<StoredObject> {
+    const stored = await this.storage.write(op)
+    if (stored.revision > this.lastWritten) this.lastWritten = stored.revision
+    return stored
   }
 
   private async waitFor (rv: number): Promise<void> {
@@ -254,9 +281,9 @@ export class GenericStore {
       lookup: async (plural, group, ns, n) => {
         const store = this.registry.find(plural, group)
         if (store === undefined) return undefined
-        // A consistent read from the watch cache: as fresh as a database read (a namespace
-        // marked terminating a moment ago refuses new objects), for one shared revision query.
-        const found = await store.readCurrent(store.key(ns, n), n)
+        // As fresh as this process's own writes: a namespace it marked terminating a moment
+        // ago refuses new objects, and no create waits on a revision query.
+        const found = await store.readRecent(store.key(ns, n), n)
         return found === undefined ? undefined : JSON.parse(found.json)
       },
       list: (plural, group, ns) => {
@@ -403,7 +430,7 @@ export class GenericStore {
     if (opts.dryRun) return { json: JSON.stringify(obj), object: obj }
     for (let attempt = 1; ; attempt++) {
       try {
-        const stored = await this.storage.write({ type: 'create', key: this.key(namespace, obj.metadata.name), value: obj as any })
+        const stored = await this.write({ type: 'create', key: this.key(namespace, obj.metadata.name), value: obj as any })
         return { json: stored.json, object: obj }
       } catch (err) {
         if (generated && err instanceof StorageError && err.code === 'KeyExists' && attempt < GENERATE_NAME_ATTEMPTS) {
@@ -426,7 +453,7 @@ export class GenericStore {
     // After a conflict: the revision the key had then, which the next read must reach.
     let atLeast: number | undefined
     for (;;) {
-      const current = await this.readCurrent(key, name, atLeast)
+      const current = atLeast === undefined ? await this.readRecent(key, name) : await this.readCurrent(key, name, atLeast)
       if (current === undefined) {
         if (opts.createBody !== undefined && this.resource.strategy.allowCreateOnUpdate === true && opts.subresource === '') {
           const created = await this.create(namespace, opts.createBody, opts, caller)
@@ -440,7 +467,14 @@ export class GenericStore {
       const obj = this.normalise(incoming)
       const requestedRv = obj.metadata.resourceVersion
       const conditional = typeof requestedRv === 'string' && requestedRv !== ''
-      if (conditional && requestedRv !== old.metadata.resourceVersion) throw conflict(this.gr, name, OPTIMISTIC_LOCK_MESSAGE)
+      if (conditional && requestedRv !== old.metadata.resourceVersion) {
+        // The client has seen a newer revision than the cache holds: read at least that.
+        if (atLeast === undefined && newerThan(requestedRv, current.revision)) {
+          atLeast = Number(requestedRv)
+          continue
+        }
+        throw conflict(this.gr, name, OPTIMISTIC_LOCK_MESSAGE)
+      }
       try {
         const result = await this.updateOnce(namespace, name, current, old, obj, opts, caller)
         return { json: result, created: false }
@@ -498,7 +532,7 @@ export class GenericStore {
     }
     const finishing = meta.deletionTimestamp !== undefined && this.pendingFinalizers(obj).length === 0
     if (opts.dryRun) return JSON.stringify(obj)
-    const stored = await this.storage.write(finishing
+    const stored = await this.write(finishing
       ? { type: 'delete', key: current.key, value: obj as any, expectRevision: current.revision }
       : { type: 'update', key: current.key, value: obj as any, expectRevision: current.revision })
     return stored.json
@@ -516,10 +550,14 @@ export class GenericStore {
     const key = this.key(namespace, name)
     let atLeast: number | undefined
     for (let attempt = 1; ; attempt++) {
-      const current = await this.readCurrent(key, name, atLeast)
+      const current = atLeast === undefined ? await this.readRecent(key, name) : await this.readCurrent(key, name, atLeast)
       if (current === undefined) throw notFound(this.gr, name)
       const old = JSON.parse(current.json) as AnyObject
       const pre = opts.preconditions
+      if (atLeast === undefined && newerThan(pre?.resourceVersion, current.revision)) {
+        atLeast = Number(pre!.resourceVersion)
+        continue
+      }
       if (pre?.uid !== undefined && pre.uid !== null && pre.uid !== old.metadata.uid) {
         throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(old.metadata.uid)}`)
       }
@@ -538,11 +576,11 @@ export class GenericStore {
           marked.metadata.deletionGracePeriodSeconds = 0
           this.resource.strategy.prepareForDelete?.(marked)
           if (opts.dryRun) return { json: JSON.stringify(marked), object: marked, deleted: false }
-          const stored = await this.storage.write({ type: 'update', key, value: marked as any, expectRevision: current.revision })
+          const stored = await this.write({ type: 'update', key, value: marked as any, expectRevision: current.revision })
           return { json: stored.json, object: JSON.parse(stored.json), deleted: false }
         }
         if (opts.dryRun) return { json: current.json, object: old, deleted: true }
-        const stored = await this.storage.write({ type: 'delete', key, value: old as any, expectRevision: current.revision })
+        const stored = await this.write({ type: 'delete', key, value: old as any, expectRevision: current.revision })
         return { json: stored.json, object: old, deleted: true }
       } catch (err) {
         if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_PRECONDITION_ATTEMPTS) {
@@ -571,4 +609,10 @@ export class GenericStore {
     }
     return count
   }
+}
+
+/** Whether a client's resourceVersion names a revision after `revision`. */
+function newerThan (resourceVersion: unknown, revision: number): boolean {
+  if (typeof resourceVersion !== 'string' || !/^[0-9]{1,15}$/.test(resourceVersion)) return false
+  return Number(resourceVersion) > revision
 }

@@ -1,0 +1,60 @@
+// The request path's own CPU per request, without TLS, sockets or a load generator sharing the
+// cores: `fastify.inject` into the real app (token authentication, Node,RBAC authorization, the
+// admission chain, the store) on a fresh database. For profiling between commits, next to
+// `npm run bench`, whose figures are what the issue's targets are measured on.
+//   npx tsx bench/inject.ts [create|get|update] [requests] [concurrency]   (DATABASE_URL or the local PostgreSQL)
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import pg from 'pg'
+import { buildApp } from '../plugins/app.js'
+import { configMapBody } from './payload.js'
+
+const [workload = 'create', total = '20000', concurrency = '64'] = process.argv.slice(2)
+const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+const name = `inject_${process.pid}`
+const admin = new pg.Client({ connectionString: base })
+await admin.connect()
+await admin.query(`CREATE DATABASE ${name}`)
+const url = new URL(base)
+url.pathname = `/${name}`
+
+const dir = mkdtempSync(join(tmpdir(), 'inject-bench-'))
+const tokenAuthFile = join(dir, 'tokens.csv')
+writeFileSync(tokenAuthFile, 'bench-token,bench,uid-bench,"system:masters"\n')
+const app = await buildApp({ databaseUrl: url.toString(), tokenAuthFile, compactionIntervalMs: 0 })
+await app.ready()
+const headers = { authorization: 'Bearer bench-token', 'content-type': 'application/json' }
+const ns = 'bench-inject'
+await app.inject({ method: 'POST', url: '/api/v1/namespaces', headers, payload: JSON.stringify({ metadata: { name: ns } }) })
+const path = `/api/v1/namespaces/${ns}/configmaps`
+await app.inject({ method: 'POST', url: path, headers, payload: configMapBody('hot', 1024) })
+
+const request = (i: number): Promise<{ statusCode: number }> => {
+  if (workload === 'get') return app.inject({ method: 'GET', url: `${path}/hot`, headers })
+  if (workload === 'update') return app.inject({ method: 'PUT', url: `${path}/hot`, headers, payload: configMapBody('hot', 1024, { n: String(i) }) })
+  return app.inject({ method: 'POST', url: path, headers, payload: configMapBody(`c-${i}`, 1024) })
+}
+
+async function run (from: number, count: number): Promise<void> {
+  let next = from
+  await Promise.all(Array.from({ length: Number(concurrency) }, async () => {
+    while (next < from + count) {
+      const res = await request(next++)
+      if (res.statusCode >= 300 && res.statusCode !== 409) throw new Error(`status ${res.statusCode}`)
+    }
+  }))
+}
+
+await run(0, 2000) // warm-up: JIT, caches, connections
+const n = Number(total)
+const cpu0 = process.cpuUsage()
+const t0 = performance.now()
+await run(2000, n)
+const wall = performance.now() - t0
+const cpu = process.cpuUsage(cpu0)
+process.stdout.write(`${workload}: ${n} requests, ${(n / (wall / 1000)).toFixed(0)}/s, CPU ${((cpu.user + cpu.system) / n).toFixed(1)} µs/request (user ${(cpu.user / n).toFixed(1)}, system ${(cpu.system / n).toFixed(1)})\n`)
+await app.close()
+await admin.query(`DROP DATABASE ${name} WITH (FORCE)`)
+await admin.end()
