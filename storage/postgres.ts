@@ -1,5 +1,6 @@
 // The PostgreSQL Storage: an MVCC revision log (events) beside the current state (objects),
 // with one counter row whose lock orders every write.
+import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { NOTIFY_CHANNEL } from '../resources/naming.js'
 import { createBatcher } from './batcher.js'
@@ -34,6 +35,9 @@ const LOG_BATCH = 1000
  */
 const WRITE_PIPELINE = 2
 const COMPACT_BATCH_REVISIONS = 10_000
+/** Unguessable, and JSON-escaped on the way out (it starts with a control character). */
+const RV_SENTINEL = `\u0001${randomBytes(16).toString('hex')}`
+const RV_SENTINEL_JSON = JSON.stringify(RV_SENTINEL)
 
 // pg hands int8 over as a string; revisions and counts stay below 2^53, so parse them here once.
 const types = {
@@ -336,21 +340,26 @@ interface EventRow { key: string | null, revision: number | null, type: EventTyp
  * values skipped); everything below is JSON.stringify's own output. A raw placeholder can then
  * appear nowhere else.
  */
+/**
+ * The stored bytes with the placeholder where the database writes the revision. The placeholder
+ * is a raw control character, which JSON.stringify never emits, so it cannot be forged by a
+ * value; JSON.stringify itself writes a sentinel in its place, which no value can hold either.
+ */
 function serialise (value: ApiObject): string {
-  const rv = `"${REVISION_PLACEHOLDER}"`
-  return joinObject(value, (k, v) => k === 'metadata' ? joinObject(v as Record<string, unknown>, (mk, mv) =>
-    mk === 'resourceVersion' ? rv : JSON.stringify(mv), 'resourceVersion', rv) : JSON.stringify(v))
-}
-
-function joinObject (obj: Record<string, unknown>, member: (k: string, v: unknown) => string | undefined,
-  ensureKey?: string, ensureValue?: string): string {
-  const parts: string[] = []
-  for (const k of Object.keys(obj)) {
-    const v = member(k, obj[k])
-    if (v !== undefined) parts.push(`${JSON.stringify(k)}:${v}`)
+  const meta = (value as { metadata?: unknown }).metadata as Record<string, unknown> | undefined
+  if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) return JSON.stringify(value)
+  const had = Object.hasOwn(meta, 'resourceVersion')
+  const previous = meta.resourceVersion
+  meta.resourceVersion = RV_SENTINEL
+  let json: string
+  try {
+    json = JSON.stringify(value)
+  } finally {
+    if (had) meta.resourceVersion = previous
+    else delete meta.resourceVersion
   }
-  if (ensureKey !== undefined && !Object.hasOwn(obj, ensureKey)) parts.push(`${JSON.stringify(ensureKey)}:${ensureValue}`)
-  return `{${parts.join(',')}}`
+  const at = json.indexOf(RV_SENTINEL_JSON)
+  return `${json.slice(0, at)}"${REVISION_PLACEHOLDER}"${json.slice(at + RV_SENTINEL_JSON.length)}`
 }
 
 function preconditionError (code: string, op: WriteOp, current: number): StorageError {

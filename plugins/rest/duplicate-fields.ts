@@ -1,52 +1,107 @@
 // Duplicate keys in a JSON body, which JSON.parse silently resolves to the last one; reported
 // per fieldValidation (Strict refuses, Warn warns) with the field's path, as `metadata.name`.
+// Every write body passes through here, so the scan jumps over string values with indexOf,
+// decodes only keys that hold escapes, and spells a path only for a key that repeats.
+
+const SPACE = 32
+const NEWLINE = 10
+const RETURN = 13
+const TAB = 9
+const QUOTE = 34
+const BACKSLASH = 92
+const OPEN_OBJECT = 123
+const CLOSE_OBJECT = 125
+const OPEN_ARRAY = 91
+const CLOSE_ARRAY = 93
 
 /** Paths of repeated keys in `text`, which must be valid JSON (it has already been parsed). */
 export function duplicateFields (text: string): string[] {
   const found: string[] = []
+  /** The path to the value being scanned: keys and array indices. */
+  const path: Array<string | number> = []
   let i = 0
-  const ws = (): void => { while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\r' || text[i] === '\t')) i++ }
-  const str = (): string => {
-    const start = i
-    i++
-    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1
-    i++
-    return JSON.parse(text.slice(start, i)) as string
-  }
-  const join = (path: string, key: string): string => path === '' ? key : `${path}.${key}`
-  const value = (path: string): void => {
-    ws()
-    const c = text[i]
-    if (c === '{') {
+
+  const ws = (): void => {
+    for (;;) {
+      const c = text.charCodeAt(i)
+      if (c !== SPACE && c !== NEWLINE && c !== RETURN && c !== TAB) return
       i++
-      const seen = new Set<string>()
+    }
+  }
+  /** Moves past the string that starts at i, returning where its contents end. */
+  const skipString = (): number => {
+    let from = i + 1
+    for (;;) {
+      const quote = text.indexOf('"', from)
+      let before = quote - 1
+      while (text.charCodeAt(before) === BACKSLASH) before--
+      // An even run of backslashes escapes itself, not the quote.
+      if ((quote - 1 - before) % 2 === 0) {
+        i = quote + 1
+        return quote
+      }
+      from = quote + 1
+    }
+  }
+  const key = (): string => {
+    const start = i
+    const end = skipString()
+    const raw = text.slice(start + 1, end)
+    return raw.includes('\\') ? JSON.parse(text.slice(start, end + 1)) as string : raw
+  }
+  const spell = (last: string): string => {
+    let out = ''
+    for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`
+    return out === '' ? last : `${out}.${last}`
+  }
+  const value = (): void => {
+    ws()
+    const c = text.charCodeAt(i)
+    if (c === OPEN_OBJECT) {
+      i++
       ws()
-      if (text[i] === '}') { i++; return }
+      if (text.charCodeAt(i) === CLOSE_OBJECT) { i++; return }
+      let seen: Set<string> | undefined
+      let only: string | undefined
       for (;;) {
         ws()
-        const key = str()
-        if (seen.has(key)) found.push(join(path, key))
-        seen.add(key)
+        const k = key()
+        // Most objects have a handful of keys: a Set only from the second one on.
+        if (only === undefined && seen === undefined) only = k
+        else {
+          if (seen === undefined) { seen = new Set([only!]); only = undefined }
+          if (seen.has(k)) found.push(spell(k))
+          seen.add(k)
+        }
         ws()
         i++ // ':'
-        value(join(path, key))
+        path.push(k)
+        value()
+        path.pop()
         ws()
-        if (text[i++] === '}') return
+        if (text.charCodeAt(i++) === CLOSE_OBJECT) return
       }
     }
-    if (c === '[') {
+    if (c === OPEN_ARRAY) {
       i++
       ws()
-      if (text[i] === ']') { i++; return }
+      if (text.charCodeAt(i) === CLOSE_ARRAY) { i++; return }
       for (let n = 0; ; n++) {
-        value(`${path}[${n}]`)
+        path.push(n)
+        value()
+        path.pop()
         ws()
-        if (text[i++] === ']') return
+        if (text.charCodeAt(i++) === CLOSE_ARRAY) return
       }
     }
-    if (c === '"') { str(); return }
-    while (i < text.length && !',}] \n\r\t'.includes(text[i]!)) i++
+    if (c === QUOTE) { skipString(); return }
+    // A number, true, false or null.
+    while (i < text.length) {
+      const d = text.charCodeAt(i)
+      if (d === 44 || d === CLOSE_OBJECT || d === CLOSE_ARRAY || d === SPACE || d === NEWLINE || d === RETURN || d === TAB) return
+      i++
+    }
   }
-  value('')
+  value()
   return found
 }

@@ -50,6 +50,29 @@ function setIfChanged (obj: Record<string, unknown>, key: string, value: unknown
   if (obj[key] !== value) Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true })
 }
 
+// Per schema object, what every walk over it would otherwise work out again.
+const defaults = new WeakMap<Schema, Array<[string, unknown]>>()
+const patternSchemas = new WeakMap<Record<string, Schema>, Schema>()
+
+function defaultsOf (schema: Schema): Array<[string, unknown]> {
+  let found = defaults.get(schema)
+  if (found === undefined) {
+    found = Object.entries((schema.properties ?? {}) as Record<string, Schema>)
+      .filter(([, child]) => child.default !== undefined).map(([key, child]) => [key, child.default])
+    defaults.set(schema, found)
+  }
+  return found
+}
+
+function firstPattern (patterns: Record<string, Schema>): Schema {
+  let found = patternSchemas.get(patterns)
+  if (found === undefined) {
+    found = Object.values(patterns)[0]!
+    patternSchemas.set(patterns, found)
+  }
+  return found
+}
+
 function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): void {
   if (schema.anyOf !== undefined) {
     const actual = typeOf(value)
@@ -106,7 +129,7 @@ function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, d
           continue
         }
         if (patterns !== undefined) {
-          const valueSchema = Object.values(patterns)[0]!
+          const valueSchema = firstPattern(patterns)
           setIfChanged(obj, key, walkValue(valueSchema, obj[key], `${path}[${key}]`, out, drop))
           continue
         }
@@ -119,8 +142,8 @@ function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, d
           if (drop) delete obj[key]
         }
       }
-      for (const [key, child] of Object.entries(props)) {
-        if (obj[key] === undefined && child.default !== undefined) obj[key] = structuredClone(child.default)
+      for (const [key, value] of defaultsOf(schema)) {
+        if (obj[key] === undefined) obj[key] = structuredClone(value)
       }
       for (const key of (schema.required as string[] | undefined) ?? []) {
         if (obj[key] === undefined) out.errors.push({ type: 'Required', field: join(path, key) })

@@ -45,7 +45,13 @@ const MAX_PRECONDITION_ATTEMPTS = 8
 const GENERATE_NAME_ATTEMPTS = 8
 const NAME_SUFFIX_CHARS = 'bcdfghjklmnpqrstvwxz2456789'
 
-export const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
+/** The current time to the second, as metadata timestamps spell it; formatted once a second. */
+export const now = (): string => {
+  const second = Math.floor(Date.now() / 1000)
+  if (second !== nowCache.second) nowCache = { second, text: new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') }
+  return nowCache.text
+}
+let nowCache = { second: -1, text: '' }
 
 const suffix = (): string => Array.from({ length: 5 }, () => NAME_SUFFIX_CHARS[Math.floor(Math.random() * NAME_SUFFIX_CHARS.length)]).join('')
 

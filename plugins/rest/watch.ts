@@ -42,23 +42,40 @@ function jsonLine (e: CacheEvent, type: EventType): Buffer {
 }
 
 /**
- * A watch stream writes at most once per FLUSH_MS: the events that come sooner wait (corked) for
- * one shared timer and leave together. A thousand watchers of a busy kind would otherwise cost a
- * write (a syscall and a TLS record) per event per watcher. The first event after a quiet spell
- * leaves at once.
+ * A watch stream writes at most once per flush round: the events that come sooner wait for one
+ * shared timer and leave together, as one chunk. A thousand watchers of a busy kind would
+ * otherwise cost a write (a syscall and a TLS record) per event per watcher. The rounds pace
+ * themselves: the next comes no sooner than FLUSH_MS, nor sooner than twice as long as the last
+ * one took, so that fan-out never holds more than a third of the process's time and requests
+ * and the log reader still get theirs. The first event after a quiet spell leaves at once.
  */
 const FLUSH_MS = 10
 const dueFlushes = new Set<() => void>()
 let flushTimer: NodeJS.Timeout | undefined
+let flushInterval = FLUSH_MS
 
 function flushLater (flush: () => void): void {
   dueFlushes.add(flush)
   flushTimer ??= setTimeout(() => {
+    const began = performance.now()
     flushTimer = undefined
     const due = [...dueFlushes]
     dueFlushes.clear()
     for (const f of due) f()
-  }, FLUSH_MS)
+    flushInterval = Math.max(FLUSH_MS, 2 * (performance.now() - began))
+  }, flushInterval)
+}
+
+/** The last chunk built: the watchers of one round mostly send the very same events. */
+let lastChunk: { parts: Array<string | Buffer>, chunk: Buffer } | undefined
+
+function chunkOf (parts: Array<string | Buffer>): string | Buffer {
+  if (parts.length === 1) return parts[0]
+  const prev = lastChunk?.parts
+  if (prev !== undefined && prev.length === parts.length && prev.every((p, i) => p === parts[i])) return lastChunk!.chunk
+  const chunk = Buffer.concat(parts.map(p => typeof p === 'string' ? Buffer.from(p) : p))
+  lastChunk = { parts, chunk }
+  return chunk
 }
 
 export async function serveWatch (store: GenericStore, namespace: string, o: ListOptions, repr: Representation,
@@ -99,25 +116,26 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     }
     return `{"type":"${type}","object":${json}}\n`
   }
-  // Events of one log batch arrive in one tick: corked, they leave in one write (and one TLS
-  // record) rather than one each; and no sooner than FLUSH_MS after the last write.
-  let corked = false
+  // Events wait in `pending` for this stream's next flush, then leave as one chunk.
+  let pending: Array<string | Buffer> = []
+  let scheduled = false
   let flushedAt = 0
-  const uncork = (): void => {
-    corked = false
+  const flush = (): void => {
+    scheduled = false
     flushedAt = performance.now()
-    if (!closed) raw.uncork()
+    if (pending.length === 0 || raw.destroyed || raw.writableEnded) return
+    const parts = pending
+    pending = []
+    raw.write(chunkOf(parts))
+    if (raw.writableLength > MAX_BUFFERED_BYTES) finish()
   }
   const send = (chunk: string | Buffer): void => {
     if (closed) return
-    if (!corked) {
-      corked = true
-      raw.cork()
-      if (performance.now() - flushedAt >= FLUSH_MS) process.nextTick(uncork)
-      else flushLater(uncork)
-    }
-    raw.write(chunk)
-    if (raw.writableLength > MAX_BUFFERED_BYTES) finish()
+    pending.push(chunk)
+    if (scheduled) return
+    scheduled = true
+    if (performance.now() - flushedAt >= flushInterval) process.nextTick(flush)
+    else flushLater(flush)
   }
   const sendEvent = (type: EventType, e: CacheEvent): void => {
     send(repr.as === 'json' ? jsonLine(e, type) : encode(type, e.json))
@@ -136,6 +154,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     closed = true
     handle?.stop()
     for (const t of timers) clearTimeout(t)
+    flush()
     raw.end()
   }
   request.raw.on('close', finish)
