@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
 import type { Dispatcher } from 'undici'
 import { configMapBody, latencySummary, type LatencySummary } from './payload.js'
+import { openWatchStream, type WatchStream } from './watch-stream.js'
 
 export interface Target {
   origin: string
@@ -248,52 +249,23 @@ async function watch (job: WatchJob): Promise<WatchResult> {
 
   // Per watcher: the revisions it received and when, appended in arrival order.
   const received: Array<{ revs: number[], times: number[] }> = []
-  const watchers = pool(job.target, job.watchers)
-  const controller = new AbortController()
-  setMaxListeners(0, controller.signal)
-  const pattern = Buffer.from('"resourceVersion":"')
-  let connected = 0
-  const streams: Array<Promise<void>> = []
-  let failed: unknown
+  const streams: WatchStream[] = []
+  const path = `${base}?watch=true&resourceVersion=${startRv}&timeoutSeconds=3600`
   // In waves: a thousand TLS handshakes at once overrun the listen backlog and the connect timeout.
   for (let wave = 0; wave < job.watchers; wave += WATCH_WAVE) {
-    const waveConnected = Array.from({ length: Math.min(WATCH_WAVE, job.watchers - wave) }, () => {
+    const opened: Array<Promise<void>> = []
+    for (let n = 0; n < Math.min(WATCH_WAVE, job.watchers - wave); n++) {
       const mine = { revs: [] as number[], times: [] as number[] }
       received.push(mine)
-      let headers!: () => void
-      const open = new Promise<void>(resolve => { headers = resolve })
-      streams.push((async () => {
-        const res = await watchers.request({ method: 'GET', path: `${base}?watch=true&resourceVersion=${startRv}&timeoutSeconds=3600`, signal: controller.signal })
-        if (res.statusCode !== 200) throw new Error(`WATCH: ${res.statusCode} ${await res.body.text()}`)
-        connected++
-        headers()
-        let carry: Buffer | undefined
-        try {
-          for await (const chunk of res.body as AsyncIterable<Buffer>) {
-            const now = performance.now()
-            const buf: Buffer = carry === undefined ? chunk : Buffer.concat([carry, chunk])
-            const end = buf.lastIndexOf(10) + 1
-            // One resourceVersion per event line: the object's own (ConfigMaps carry no other).
-            for (let i = buf.indexOf(pattern); i !== -1 && i < end; i = buf.indexOf(pattern, i + 1)) {
-              let rv = 0
-              for (let j = i + pattern.length; buf[j] !== 34; j++) rv = rv * 10 + buf[j]! - 48
-              mine.revs.push(rv)
-              mine.times.push(now)
-            }
-            carry = end === buf.length ? undefined : buf.subarray(end)
-          }
-        } catch (err) {
-          if (!controller.signal.aborted) throw err
-        }
-      })().catch((err: unknown) => {
-        if (!controller.signal.aborted) failed ??= err
-        headers()
-      }))
-      return open
-    })
-    await Promise.all(waveConnected)
-    if (failed !== undefined) throw failed
+      const stream = openWatchStream(job.target, path, (rv, at) => { mine.revs.push(rv); mine.times.push(at) })
+      streams.push(stream)
+      opened.push(stream.opened)
+    }
+    await Promise.all(opened)
   }
+  const connected = streams.length
+  let failed: unknown
+  for (const s of streams) s.done.catch((err: unknown) => { failed ??= err })
   // Watches are registered with the cache once their headers are out; let the last ones settle.
   await new Promise(resolve => setTimeout(resolve, 500))
 
@@ -323,10 +295,9 @@ async function watch (job: WatchJob): Promise<WatchResult> {
   const deliveredNow = (): number => received.reduce((sum, r) => sum + r.revs.filter(rv => acked.has(rv)).length, 0)
   const drainUntil = performance.now() + job.drainMs
   while (performance.now() < drainUntil && deliveredNow() < expected) await new Promise(resolve => setTimeout(resolve, 200))
-  controller.abort()
-  await Promise.allSettled(streams)
+  for (const s of streams) s.close()
+  await Promise.allSettled(streams.map(s => s.done))
   if (failed !== undefined) throw failed
-  await watchers.destroy().catch(() => {})
   await writers.close()
 
   const latencies: number[] = []
