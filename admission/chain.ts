@@ -20,10 +20,11 @@ export interface AdmissionAttributes {
   user: UserInfo
   dryRun: boolean
   /**
-   * Reads the newest stored object of any kind for lookups (namespaces, classes): a consistent
-   * read, from the kind's watch cache once it has caught up with the database.
+   * Reads a stored object of any kind for lookups (namespaces, classes): from the kind's watch
+   * cache, as fresh as this process's own writes (a consistent read when the cache lacks it).
+   * The object is shared and frozen: read it, never change it.
    */
-  lookup (plural: string, group: string, namespace: string, name: string): Promise<AnyObject | undefined>
+  lookup (plural: string, group: string, namespace: string, name: string): Promise<Readonly<AnyObject> | undefined>
   /** Lists the current objects of a kind (from the watch cache). */
   list (plural: string, group: string, namespace?: string): AnyObject[]
   /** Lists the objects of a kind as of the database's newest revision (waits for the watch cache to catch up). */

@@ -37,6 +37,8 @@ export interface Registry {
 }
 
 const RV_WAIT_MS = 3000
+/** Metadata the server sets on create, whatever the client sent. */
+const SERVER_SET_METADATA = ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'generation']
 /** A consistent read waits this long for the watch cache before it reads the database instead. */
 const CACHE_READ_WAIT_MS = 1000
 /** Unconditional updates retry conflicts for as long as a request may take, as GuaranteedUpdate does. */
@@ -290,7 +292,7 @@ export class GenericStore {
         // As fresh as this process's own writes: a namespace it marked terminating a moment
         // ago refuses new objects, and no create waits on a revision query.
         const found = await store.readRecent(store.key(ns, n), n)
-        return found === undefined ? undefined : JSON.parse(found.json)
+        return found === undefined ? undefined : parsedLookup(found)
       },
       list: (plural, group, ns) => {
         const store = this.registry.find(plural, group)
@@ -417,7 +419,7 @@ export class GenericStore {
       }
       meta.namespace = namespace
     } else delete meta.namespace
-    for (const f of ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'generation']) delete meta[f]
+    for (const f of SERVER_SET_METADATA) delete meta[f]
     meta.uid = randomUUID()
     meta.creationTimestamp = now()
     if (this.resource.generation) meta.generation = 1
@@ -615,6 +617,27 @@ export class GenericStore {
     }
     return count
   }
+}
+
+/**
+ * Lookups parse each cached object once: every create in a namespace looks the namespace up.
+ * Frozen, because every caller shares the one copy.
+ */
+const lookups = new WeakMap<StoredObject | CachedObject, AnyObject>()
+function parsedLookup (found: StoredObject | CachedObject): AnyObject {
+  let obj = lookups.get(found)
+  if (obj === undefined) {
+    obj = deepFreeze(JSON.parse(found.json) as AnyObject)
+    lookups.set(found, obj)
+  }
+  return obj
+}
+function deepFreeze<T> (value: T): T {
+  if (typeof value === 'object' && value !== null) {
+    for (const v of Object.values(value)) deepFreeze(v)
+    Object.freeze(value)
+  }
+  return value
 }
 
 /** Whether a client's resourceVersion names a revision after `revision`. */
