@@ -34,14 +34,14 @@ export interface NodeCommand {
 }
 
 /**
- * The `node` commands that `npm start` runs one after the other (`a && b`), read from
- * package.json so the benchmark starts the server exactly as it is started in earnest.
+ * The `node` commands that `npm start` runs one after the other (its `prestart`, then `start`),
+ * read from package.json so the benchmark starts the server exactly as it is started in earnest.
  */
 export function npmStartCommands (): NodeCommand[] {
-  const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: { start: string } }
-  return pkg.scripts.start.split('&&').map((part) => {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string | undefined> }
+  return [scripts.prestart, scripts.start].flatMap(script => script === undefined ? [] : script.split('&&')).map((part) => {
     const [program, ...words] = part.trim().split(/\s+/)
-    if (program !== 'node') throw new Error(`npm start runs ${program ?? 'nothing'}, not node: ${pkg.scripts.start}`)
+    if (program !== 'node') throw new Error(`npm start runs ${program ?? 'nothing'}, not node: ${part}`)
     const script = words.findIndex(w => !w.startsWith('-'))
     if (script < 0) throw new Error(`no script in npm start's command: ${part}`)
     return { nodeArgs: words.slice(0, script), args: words.slice(script) }
