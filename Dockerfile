@@ -16,4 +16,4 @@ COPY scripts ./scripts
 RUN node scripts/build.mjs
 VOLUME ["/data"]
 EXPOSE 6443
-ENTRYPOINT ["node", "--enable-source-maps", "dist/bin/server.js", "--data-dir", "/data", "--bind-address", "0.0.0.0"]
+ENTRYPOINT ["node", "dist/bin/server.js", "--data-dir", "/data", "--bind-address", "0.0.0.0"]
