@@ -11,7 +11,9 @@ COPY storage ./storage
 COPY admission ./admission
 COPY auth ./auth
 COPY controllers ./controllers
-COPY tsconfig.json ./
+COPY scripts ./scripts
+# Compiled once here: the container starts plain JavaScript.
+RUN node scripts/build.mjs
 VOLUME ["/data"]
 EXPOSE 6443
-ENTRYPOINT ["npx", "tsx", "bin/server.ts", "--data-dir", "/data", "--bind-address", "0.0.0.0"]
+ENTRYPOINT ["node", "dist/bin/server.js", "--data-dir", "/data", "--bind-address", "0.0.0.0"]

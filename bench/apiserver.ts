@@ -1,11 +1,11 @@
 // Starts the real server (bin/server.ts: HTTPS, client certificates, the whole request path)
-// in a process of its own and waits for /readyz.
+// in a process of its own, as `npm start` does, and waits for /readyz.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { request } from 'node:https'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { TS_NODE_ARGS, waitFor } from './process.js'
+import { npmStartCommands, runToEnd, waitFor } from './process.js'
 import type { Target } from './load.js'
 
 export interface ServerOptions {
@@ -21,7 +21,7 @@ export interface ServerOptions {
 export interface RunningServer {
   pid: number
   target: Target
-  /** Milliseconds from spawn to the first /readyz 200. */
+  /** Milliseconds from the start command (build included) to the first /readyz 200. */
   readyMs: number
   /** The serving certificate and key, for the bare Fastify ceiling. */
   tls: { cert: string, key: string, ca: string }
@@ -52,14 +52,18 @@ function readyz (origin: string, creds: Omit<Target, 'origin'>): Promise<boolean
 
 export async function startServer (opts: ServerOptions): Promise<RunningServer> {
   const origin = `https://127.0.0.1:${opts.port}`
-  const nodeArgs = [...TS_NODE_ARGS]
-  if (opts.cpuProfDir !== undefined) nodeArgs.push('--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir)
-  const args = ['bin/server.ts', '--data-dir', opts.dataDir, '--secure-port', String(opts.port), '--log-level', 'error']
+  const profArgs = opts.cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', opts.cpuProfDir]
+  const args = ['--data-dir', opts.dataDir, '--secure-port', String(opts.port), '--log-level', 'error']
   if (opts.storageUrl !== undefined) args.push('--storage-url', opts.storageUrl)
   // The server falls back to DATABASE_URL; the benchmark says which database it means.
   const { DATABASE_URL: _ignored, ...env } = process.env
+  // `npm start`'s own steps (the build, then the server), each run by this Node directly: the
+  // figure is the server's, not npm's. The server is a child of ours, so its RSS is its own.
+  const commands = npmStartCommands()
+  const server = commands.pop()!
   const started = performance.now()
-  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env })
+  for (const step of commands) await runToEnd(step)
+  const child: ChildProcess = spawn(process.execPath, [...server.nodeArgs, ...profArgs, ...server.args, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000)

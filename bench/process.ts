@@ -1,6 +1,7 @@
 // Child-process plumbing for the orchestrator: free ports, polling, and running a TypeScript
 // entry point in a process of its own.
 import { spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 
 export function freePort (): Promise<number> {
@@ -25,6 +26,38 @@ export async function waitFor (check: () => Promise<boolean>, timeoutMs: number,
 
 /** Node flags that run a .ts file (tsx's loader), for spawning our own entry points. */
 export const TS_NODE_ARGS = ['--import', 'tsx']
+
+/** One `node` command line of a package.json script: Node's own flags, then the script and its arguments. */
+export interface NodeCommand {
+  nodeArgs: string[]
+  args: string[]
+}
+
+/**
+ * The `node` commands that `npm start` runs one after the other (its `prestart`, then `start`),
+ * read from package.json so the benchmark starts the server exactly as it is started in earnest.
+ */
+export function npmStartCommands (): NodeCommand[] {
+  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string | undefined> }
+  return [scripts.prestart, scripts.start].flatMap(script => script === undefined ? [] : script.split('&&')).map((part) => {
+    const [program, ...words] = part.trim().split(/\s+/)
+    if (program !== 'node') throw new Error(`npm start runs ${program ?? 'nothing'}, not node: ${part}`)
+    const script = words.findIndex(w => !w.startsWith('-'))
+    if (script < 0) throw new Error(`no script in npm start's command: ${part}`)
+    return { nodeArgs: words.slice(0, script), args: words.slice(script) }
+  })
+}
+
+/** Runs one such command to its end, failing on a non-zero exit. */
+export function runToEnd (command: NodeCommand): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...command.nodeArgs, ...command.args], { stdio: ['ignore', 'ignore', 'pipe'] })
+    let err = ''
+    child.stderr.on('data', (d: Buffer) => { err += d.toString() })
+    child.on('error', reject)
+    child.on('exit', code => code === 0 ? resolve() : reject(new Error(`${command.args.join(' ')} exited with ${code}: ${err.slice(-2000)}`)))
+  })
+}
 
 /** Runs `node <file> <json arg>` and parses its last stdout line as JSON. */
 export function runJson<T> (file: string, arg: unknown, nodeArgs: string[] = []): Promise<T> {

@@ -263,11 +263,11 @@ async function main (): Promise<void> {
       server = undefined
       databaseStopped = true
       await db.embedded?.stop()
-      // bin/server.ts as `npm start` runs it: its own embedded PostgreSQL on an existing data
+      // The server as `npm start` runs it (build included): its own embedded PostgreSQL on an existing data
       // directory; one with nothing but the server's own objects, initialised by a first start,
       // and (with the embedded database) the benchmark's own, with every object written above.
       const timed = async (dir: string, what: string, count: number): Promise<void> => {
-        log(`start-up: bin/server.ts on ${what}`)
+        log(`start-up: npm start on ${what}`)
         const s = await startServer({ dataDir: dir, port: await freePort(), cpuProfDir: profDir })
         // Just started and filled from the database: the cache's own cost, without what earlier
         // workloads left on the heap.

@@ -180,6 +180,22 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(protobuf)
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs } })
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
+  // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on
+  // a big database) while the remaining plugins register and the server binds; onReady awaits
+  // the same fill, so readiness still waits for it. A kind registered later fills on its own.
+  app.watchCaches.start().catch(() => {}) // a failed fill fails onReady, and with it listen()
+  try {
+    await registerTheRest(app, opts)
+  } catch (err) {
+    // The caches hold a LISTEN connection open: a server that failed to build must not keep it.
+    await app.close().catch(() => {})
+    throw err
+  }
+  return app
+}
+
+/** Everything registered after the kinds: discovery, the remaining authenticators, controllers. */
+async function registerTheRest (app: FastifyInstance, opts: AppOptions): Promise<void> {
   await app.register(discovery)
   await app.register(openapi)
 
@@ -200,5 +216,4 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(clusterRoleAggregation)
   await app.register(storageProtectionController)
   await app.register(ephemeralVolumeController)
-  return app
 }

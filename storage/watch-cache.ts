@@ -258,6 +258,9 @@ class Cache implements WatchCache {
 
   private dropOldest (): void {
     this.windowStart = this.events[this.head].revision
+    // The slot is reclaimed only at the next slice: until then it must not keep the event's
+    // object and the one it replaced (a MODIFIED burst's old values) alive.
+    ;(this.events as Array<CacheEvent | undefined>)[this.head] = undefined
     this.head++
     // Reclaim the dropped slots now and then rather than shifting on every event.
     if (this.head >= this.windowSize) {
