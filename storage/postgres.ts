@@ -68,9 +68,10 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   const writePool = lane(WRITE_PIPELINE)
   const logPool = lane(1)
 
-  async function query<R extends pg.QueryResultRow> (on: pg.Pool, text: string, values?: unknown[]): Promise<R[]> {
+  /** `name`: a statement run on every request or log batch, parsed and planned once per connection. */
+  async function query<R extends pg.QueryResultRow> (on: pg.Pool, text: string, values?: unknown[], name?: string): Promise<R[]> {
     try {
-      return (await on.query<R>(text, values)).rows
+      return (await on.query<R>(name === undefined ? { text, values } : { name, text, values })).rows
     } catch (err) {
       throw translate(err)
     }
@@ -134,7 +135,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
            SELECT revision, key, type, value FROM events
            WHERE revision > $1 AND revision <= $2 ORDER BY revision LIMIT $3
          ) e ON true ORDER BY e.revision`,
-        [after, until ?? Number.MAX_SAFE_INTEGER, limit])
+        [after, until ?? Number.MAX_SAFE_INTEGER, limit], 'read-log-after')
       return { compacted: rows[0].compacted, events: toEvents(rows) }
     },
     async listen (onNotify, onLost) {
@@ -162,7 +163,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   }
   // Consistent reads ask for the current revision at every request; concurrent askers share
   // one query that starts after they asked, so each answer is still as fresh as its own query.
-  const readRevision = coalesce(async () => (await query<{ value: number }>(pool, 'SELECT value FROM revision'))[0].value)
+  const readRevision = coalesce(async () => (await query<{ value: number }>(pool, 'SELECT value FROM revision', [], 'current-revision'))[0].value)
   const reader = new LogReader(source, { pollIntervalMs: opts.pollIntervalMs ?? 1000, batchSize: LOG_BATCH, logger: opts.logger })
   let closed = false
 
