@@ -338,13 +338,6 @@ interface ObjectRow { key: string | null, revision: number | null, value: string
 interface EventRow { key: string | null, revision: number | null, type: EventType | null, value: string | null, prev?: string | null }
 
 /**
- * Serialises once, with the raw placeholder as the value of metadata.resourceVersion, where the
- * database puts the allocated revision. JSON.stringify would escape the placeholder, so the top
- * two levels are joined here, as JSON.stringify joins them (Object.keys order, undefined
- * values skipped); everything below is JSON.stringify's own output. A raw placeholder can then
- * appear nowhere else.
- */
-/**
  * The stored bytes with the placeholder where the database writes the revision. The placeholder
  * is a raw control character, which JSON.stringify never emits, so it cannot be forged by a
  * value; JSON.stringify itself writes a sentinel in its place, which no value can hold either.

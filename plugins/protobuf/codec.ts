@@ -77,7 +77,7 @@ export class ProtobufCodec {
     const key = `${apiVersion}\u0000${kind}`
     if (this.messages.has(key)) return this.messages.get(key)
     const type = this.lookupMessage(apiVersion, kind)
-    // Bodies name arbitrary kinds; remember only the answers for kinds this server has.
+    // Bodies name arbitrary kinds: misses are remembered only up to a bound.
     if (type !== undefined || this.messages.size < 4096) this.messages.set(key, type)
     return type
   }

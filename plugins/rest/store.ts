@@ -458,10 +458,12 @@ export class GenericStore {
     caller: Caller): Promise<{ json: string, created: boolean }> {
     const key = this.key(namespace, name)
     const deadline = Date.now() + RETRY_CONFLICTS_MS
-    // After a conflict: the revision the key had then, which the next read must reach.
+    // The first read is from the cache; after a conflict, or a client that has seen more than
+    // the cache holds, a consistent one (reaching at least the revision a conflict reported).
+    let recent = true
     let atLeast: number | undefined
     for (;;) {
-      const current = atLeast === undefined ? await this.readRecent(key, name) : await this.readCurrent(key, name, atLeast)
+      const current = recent ? await this.readRecent(key, name) : await this.readCurrent(key, name, atLeast)
       if (current === undefined) {
         if (opts.createBody !== undefined && this.resource.strategy.allowCreateOnUpdate === true && opts.subresource === '') {
           const created = await this.create(namespace, opts.createBody, opts, caller)
@@ -476,9 +478,8 @@ export class GenericStore {
       const requestedRv = obj.metadata.resourceVersion
       const conditional = typeof requestedRv === 'string' && requestedRv !== ''
       if (conditional && requestedRv !== old.metadata.resourceVersion) {
-        // The client has seen a newer revision than the cache holds: read at least that.
-        if (atLeast === undefined && newerThan(requestedRv, current.revision)) {
-          atLeast = Number(requestedRv)
+        if (recent && newerThan(requestedRv, current.revision)) {
+          recent = false
           continue
         }
         throw conflict(this.gr, name, OPTIMISTIC_LOCK_MESSAGE)
@@ -488,6 +489,7 @@ export class GenericStore {
         return { json: result, created: false }
       } catch (err) {
         if (!conditional && err instanceof StorageError && err.code === 'Conflict' && Date.now() < deadline) {
+          recent = false
           atLeast = err.revision
           continue
         }
@@ -556,14 +558,16 @@ export class GenericStore {
    */
   async delete (namespace: string, name: string, opts: DeleteOptions, caller: Caller): Promise<{ json: string, object: AnyObject, deleted: boolean }> {
     const key = this.key(namespace, name)
+    // As in update: from the cache first, consistently after that.
+    let recent = true
     let atLeast: number | undefined
     for (let attempt = 1; ; attempt++) {
-      const current = atLeast === undefined ? await this.readRecent(key, name) : await this.readCurrent(key, name, atLeast)
+      const current = recent ? await this.readRecent(key, name) : await this.readCurrent(key, name, atLeast)
       if (current === undefined) throw notFound(this.gr, name)
       const old = JSON.parse(current.json) as AnyObject
       const pre = opts.preconditions
-      if (atLeast === undefined && newerThan(pre?.resourceVersion, current.revision)) {
-        atLeast = Number(pre!.resourceVersion)
+      if (recent && newerThan(pre?.resourceVersion, current.revision)) {
+        recent = false
         continue
       }
       if (pre?.uid !== undefined && pre.uid !== null && pre.uid !== old.metadata.uid) {
@@ -593,6 +597,7 @@ export class GenericStore {
       } catch (err) {
         if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_PRECONDITION_ATTEMPTS) {
           if (err.code === 'NotFound') throw notFound(this.gr, name)
+          recent = false
           atLeast = err.revision
           continue
         }

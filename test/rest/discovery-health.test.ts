@@ -65,3 +65,24 @@ test('two servers on one database see each other\'s writes in their watches', as
   const conflict = await b.request({ method: 'POST', url: '/api/v1/namespaces/default/configmaps', payload: { metadata: { name: 'x0' } } })
   assert.equal(conflict.statusCode, 409, 'preconditions are decided in the database')
 })
+
+test('a resourceVersion one server just wrote is good at once on the other, stale cache or not', async (t) => {
+  const a = await buildTestApp(t)
+  const b = await buildTestApp(t, { databaseUrl: a.databaseUrl })
+  const url = '/api/v1/namespaces/default/configmaps'
+  let rv = (await a.request({ method: 'POST', url, payload: { metadata: { name: 'shared' }, data: { n: '0' } } })).json().metadata.resourceVersion
+  for (let i = 1; i <= 20; i++) {
+    // Written through a; b's cache learns of it only through the log, a moment later.
+    const onA = await a.request({ method: 'PUT', url: `${url}/shared`, payload: { metadata: { name: 'shared', resourceVersion: rv }, data: { n: `a${i}` } } })
+    assert.equal(onA.statusCode, 200, onA.body)
+    const onB = await b.request({ method: 'PUT', url: `${url}/shared`, payload: { metadata: { name: 'shared', resourceVersion: onA.json().metadata.resourceVersion }, data: { n: `b${i}` } } })
+    assert.equal(onB.statusCode, 200, `round ${i}: ${onB.body}`)
+    rv = onB.json().metadata.resourceVersion
+  }
+  const stale = await b.request({ method: 'PUT', url: `${url}/shared`, payload: { metadata: { name: 'shared', resourceVersion: '1' }, data: {} } })
+  assert.equal(stale.statusCode, 409)
+  assert.equal(stale.json().reason, 'Conflict')
+  const onA = await a.request({ method: 'PUT', url: `${url}/shared`, payload: { metadata: { name: 'shared', resourceVersion: rv }, data: { n: 'last' } } })
+  const deleted = await b.request({ method: 'DELETE', url: `${url}/shared`, payload: { preconditions: { resourceVersion: onA.json().metadata.resourceVersion } } })
+  assert.equal(deleted.statusCode, 200, deleted.body)
+})
