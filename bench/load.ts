@@ -1,7 +1,6 @@
 // The load generator: a process of its own, so its CPU is not the server's. The orchestrator
 // (bench/run.ts) passes one job as JSON in argv[2]; the result is one JSON line on stdout.
 // Every ceiling that is an HTTP endpoint is driven by this same code.
-import { setMaxListeners } from 'node:events'
 import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
 import type { Dispatcher } from 'undici'
