@@ -21,8 +21,14 @@ const decodeKey = (key: string): string => {
   try { return decodeURIComponent(key).toLowerCase() } catch { return key.toLowerCase() }
 }
 
+/** What every Impersonate-* header name starts with, lower-cased as Node gives names. */
+const IMPERSONATION_PREFIX = 'impersonate-'
+
 export default fp(async function impersonation (fastify: FastifyInstance) {
   fastify.addHook('onRequest', async (request) => {
+    // Almost no request impersonates: one pass over the header names settles it before
+    // Node is asked to build its repeated-header view.
+    if (!Object.keys(request.headers).some(name => name.startsWith(IMPERSONATION_PREFIX))) return
     const users = headerValues(request, IMPERSONATE_HEADERS.user)
     const groups = headerValues(request, IMPERSONATE_HEADERS.group)
     const uids = headerValues(request, IMPERSONATE_HEADERS.uid)

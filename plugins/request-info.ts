@@ -34,15 +34,31 @@ function pinnedName (selector: string | null): string {
 
 const truthy = (v: string | undefined): boolean => v !== undefined && v !== '' && v !== 'false' && v !== '0'
 
+/** A path segment as the client meant it; one that is not valid percent-encoding stays as sent. */
+function decodeSegment (segment: string): string {
+  if (!segment.includes('%')) return segment
+  try { return decodeURIComponent(segment) } catch { return segment }
+}
+
+/** The path's segments without the slashes at either end. */
+function segmentsOf (path: string): string[] {
+  let from = 0
+  let to = path.length
+  while (from < to && path.charCodeAt(from) === 47) from++
+  while (to > from && path.charCodeAt(to - 1) === 47) to--
+  return path.slice(from, to).split('/').map(decodeSegment)
+}
+
 export function parseRequestInfo (method: string, url: string): RequestInfo {
   const qIndex = url.indexOf('?')
   const path = qIndex === -1 ? url : url.slice(0, qIndex)
-  const query = new URLSearchParams(qIndex === -1 ? '' : url.slice(qIndex + 1))
+  // Parsed only for the collection GETs that need it: most requests never look.
+  const query = (): URLSearchParams => new URLSearchParams(qIndex === -1 ? '' : url.slice(qIndex + 1))
   const info: RequestInfo = {
     isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
     namespace: '', resource: '', subresource: '', name: '', parts: [], fieldSelectorName: '', pathGroup: ''
   }
-  const segments = path.replace(/^\/+|\/+$/g, '').split('/').map(s => { try { return decodeURIComponent(s) } catch { return s } })
+  const segments = segmentsOf(path)
   if (segments[0] !== 'api' && segments[0] !== 'apis') return info
   info.apiPrefix = segments[0]
   let rest = segments.slice(1)
@@ -83,9 +99,12 @@ export function parseRequestInfo (method: string, url: string): RequestInfo {
   // The namespace object's own path names it in the namespace position.
   if (info.resource === 'namespaces') info.namespace = ''
 
-  if (info.name === '' && info.verb === 'get') info.verb = truthy(query.get('watch') ?? undefined) ? 'watch' : 'list'
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection'
-  if (info.name === '' && (info.verb === 'list' || info.verb === 'watch')) info.fieldSelectorName = pinnedName(query.get('fieldSelector'))
+  if (info.name === '' && info.verb === 'get') {
+    const params = query()
+    info.verb = truthy(params.get('watch') ?? undefined) ? 'watch' : 'list'
+    info.fieldSelectorName = pinnedName(params.get('fieldSelector'))
+  }
   return info
 }
 

@@ -18,6 +18,24 @@ function leaves (value: unknown, path: string[], out: string[][], atRoot: boolea
   }
 }
 
+/** The field set of every field in `obj`: what toFieldSet(leaves(obj)) builds, without the paths. */
+function fieldSetOf (obj: Record<string, unknown>, atRoot: boolean, isMetadata: boolean): FieldSet | undefined {
+  let set: FieldSet | undefined
+  for (const key of Object.keys(obj)) {
+    if (atRoot && (key === 'apiVersion' || key === 'kind')) continue
+    if (isMetadata && SYSTEM_META.has(key)) continue
+    const value = obj[key]
+    let child: FieldSet | undefined = {}
+    if (isObject(value) && Object.keys(value).length > 0) {
+      child = fieldSetOf(value, false, atRoot && key === 'metadata')
+      if (child === undefined) continue
+    }
+    set ??= {}
+    set[`f:${key}`] = child
+  }
+  return set
+}
+
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 const at = (obj: unknown, path: string[]): unknown => path.reduce<unknown>((o, k) => isObject(o) ? o[k] : undefined, obj)
 
@@ -54,6 +72,18 @@ export function recordManagedFields (newObj: AnyObject, oldObj: AnyObject | unde
   const incoming = newObj.metadata?.managedFields as Entry[] | undefined
   const reset = Array.isArray(incoming) && incoming.length === 1 && Object.keys(incoming[0] ?? {}).length === 0
   const previous: Entry[] = reset ? [] : ((oldObj?.metadata?.managedFields as Entry[] | undefined) ?? (oldObj === undefined ? incoming ?? [] : []))
+  if (oldObj === undefined && !reset && previous.length === 0) {
+    // A plain create: the writer owns every field, and nobody else is left to lose any.
+    const fields = fieldSetOf(newObj, true, false)
+    if (fields === undefined) {
+      delete newObj.metadata.managedFields
+      return
+    }
+    const entry: Entry = { manager: who.manager, operation: 'Update', apiVersion: who.apiVersion, time: who.time, fieldsType: 'FieldsV1', fieldsV1: fields }
+    if (who.subresource !== '') entry.subresource = who.subresource
+    newObj.metadata.managedFields = [entry]
+    return
+  }
   const newLeaves: string[][] = []
   leaves(newObj, [], newLeaves, true)
   const changed = oldObj === undefined || reset

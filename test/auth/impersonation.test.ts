@@ -75,9 +75,9 @@ describe('impersonation', () => {
 
   it('is forbidden under AlwaysDeny', async (t) => {
     const { request } = await buildTestApp(t, { authorizationModes: ['AlwaysDeny'] })
-    const res = await request({ method: 'GET', url: '/api/v1/namespaces', as: 'admin', headers: { 'impersonate-user': 'bob' } })
+    const res = await request({ method: 'GET', url: '/api/v1/namespaces', as: 'alice', headers: { 'impersonate-user': 'bob' } })
     assert.equal(res.statusCode, 403)
-    assert.equal(res.json().message, 'users "bob" is forbidden: User "admin" cannot impersonate resource "users" in API group "" at the cluster scope: Everything is forbidden.')
+    assert.equal(res.json().message, 'users "bob" is forbidden: User "alice" cannot impersonate resource "users" in API group "" at the cluster scope: Everything is forbidden.')
   })
 
   it('lets AlwaysAllow impersonate anyone, anonymous included', async (t) => {
