@@ -41,6 +41,8 @@ export interface LoopResult {
   requests: number
   perSecond: number
   elapsedMs: number
+  /** The generator's own CPU ms over the measured part. */
+  cpuMs: number
   statuses: Record<string, number>
   latency: LatencySummary
   /** Answers with a status the request kind does not count as success. */
@@ -178,6 +180,8 @@ async function loop (job: LoopJob): Promise<LoopResult> {
   const start = performance.now() + (job.warmupMs ?? 0)
   const deadline = job.durationMs === undefined ? Infinity : start + job.durationMs
   const limit = job.count ?? Infinity
+  let cpuAtStart = process.cpuUsage()
+  const startCpu = setTimeout(() => { cpuAtStart = process.cpuUsage() }, job.warmupMs ?? 0)
 
   async function client (n: number): Promise<void> {
     const r = requester(job.request, n)
@@ -202,8 +206,10 @@ async function loop (job: LoopJob): Promise<LoopResult> {
 
   await Promise.all(Array.from({ length: job.concurrency }, (_, n) => client(n)))
   const elapsedMs = performance.now() - start
+  clearTimeout(startCpu)
+  const cpu = process.cpuUsage(cpuAtStart)
   await p.close()
-  return { requests: latencies.length, perSecond: latencies.length / (elapsedMs / 1000), elapsedMs, statuses, latency: latencySummary(latencies), failures, firstFailure }
+  return { requests: latencies.length, perSecond: latencies.length / (elapsedMs / 1000), elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, statuses, latency: latencySummary(latencies), failures, firstFailure }
 }
 
 async function list (job: ListJob): Promise<ListResult> {

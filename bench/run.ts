@@ -10,6 +10,7 @@ import { Pool } from 'undici'
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../storage/embedded.js'
 import { startServer, type RunningServer } from './apiserver.js'
 import { startEtcd } from './ceilings/etcd.js'
+import { commandCpuMs, cpuDuring, machineCpuMs, perRequest, processCpuMs } from './cpu.js'
 import { parseBenchFlags, type BenchFlags, type Workload } from './flags.js'
 import type { ListJob, ListResult, LoopJob, LoopResult, RequestKind, Target, WatchJob, WatchResult } from './load.js'
 import { configMapBody } from './payload.js'
@@ -100,6 +101,11 @@ async function configMapBytes (target: Target): Promise<{ objects: number, bytes
   return { objects, bytes }
 }
 
+/** The measured processes, then the client's own figure, then the whole machine's. */
+function cpuParties ({ machine, ...processes }: Record<string, number>, client: string, clientMs: number): Record<string, number> {
+  return { ...processes, [client]: clientMs, 'whole machine': machine ?? 0 }
+}
+
 async function main (): Promise<void> {
   const flags = parseBenchFlags(process.argv.slice(2), process.env)
   const runs = (w: Workload): boolean => flags.only.includes(w)
@@ -142,10 +148,15 @@ async function main (): Promise<void> {
       const durationMs = flags.createDuration * 1000
       const c = flags.createConcurrency
       log(`create: ${c} clients for ${flags.createDuration} s`)
-      const created = await loop(t, { kind: 'create', namespace: NS.create, prefix: 'c', payloadBytes: bytes }, c, { warmupMs, durationMs })
+      const postgresCpu = { postgres: () => commandCpuMs('postgres'), machine: machineCpuMs }
+      const { result: created, cpuMs: createCpu } = await cpuDuring({ server: () => processCpuMs(running.pid), ...postgresCpu }, warmupMs,
+        loop(t, { kind: 'create', namespace: NS.create, prefix: 'c', payloadBytes: bytes }, c, { warmupMs, durationMs }))
       checkLoop('create', created)
+      notes.push(`CPU per create: ${perRequest(cpuParties(createCpu, 'load generator', created.cpuMs), created.requests)}`)
       log(`create ceiling: raw PostgreSQL INSERT+NOTIFY, ${c} connections`)
-      const rawPg = await runJson<LoopResult>('bench/ceilings/pg-insert.ts', { url: db.url, concurrency: c, warmupMs, durationMs, payloadBytes: bytes })
+      const { result: rawPg, cpuMs: rawPgCpu } = await cpuDuring(postgresCpu, warmupMs,
+        runJson<LoopResult>('bench/ceilings/pg-insert.ts', { url: db.url, concurrency: c, warmupMs, durationMs, payloadBytes: bytes }))
+      notes.push(`CPU per raw PostgreSQL transaction: ${perRequest(cpuParties(rawPgCpu, 'client', rawPg.cpuMs), rawPg.requests)}`)
       const etcd = await startEtcd(workDir)
       let etcdPuts: LoopResult | undefined
       if (typeof etcd === 'string') {
@@ -153,14 +164,18 @@ async function main (): Promise<void> {
       } else {
         log(`create ceiling: etcd ${etcd.version} puts, ${c} clients`)
         try {
-          etcdPuts = await loop({ origin: etcd.origin }, { kind: 'etcd-put', prefix: 'e', payloadBytes: bytes }, c, { warmupMs, durationMs })
+          const etcdPid = etcd.pid
+          const measured = await cpuDuring({ etcd: () => processCpuMs(etcdPid), machine: machineCpuMs }, warmupMs,
+            loop({ origin: etcd.origin }, { kind: 'etcd-put', prefix: 'e', payloadBytes: bytes }, c, { warmupMs, durationMs }))
+          etcdPuts = measured.result
           checkLoop('etcd put', etcdPuts)
+          notes.push(`CPU per etcd put: ${perRequest(cpuParties(measured.cpuMs, 'load generator', etcdPuts.cpuMs), etcdPuts.requests)}`)
         } finally {
           await etcd.stop()
           rmSync(join(workDir, 'etcd'), { recursive: true, force: true })
         }
       }
-      raw.create = { server: created, rawPostgres: rawPg, etcd: etcdPuts }
+      raw.create = { server: created, serverCpuMs: createCpu, rawPostgres: rawPg, rawPostgresCpuMs: rawPgCpu, etcd: etcdPuts }
       const figure = `${round(created.perSecond)}/s (p99 ${round(created.latency.p99, 1)} ms)`
       rows.push(etcdPuts === undefined
         ? { workload: 'create vs etcd', figure, ceiling: 'skipped', target: '>= 1.0x', note: 'etcd not available' }

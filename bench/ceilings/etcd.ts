@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { freePort, waitFor } from '../process.js'
 
-export interface Etcd { origin: string, version: string, stop (): Promise<void> }
+export interface Etcd { origin: string, version: string, pid: number, stop (): Promise<void> }
 
 /** Starts etcd, or returns why it cannot (not installed, failed to start). */
 export async function startEtcd (workDir: string): Promise<Etcd | string> {
@@ -44,5 +44,5 @@ export async function startEtcd (workDir: string): Promise<Etcd | string> {
     await stop()
     return `etcd did not start: ${(err as Error).message}`
   }
-  return { origin, version, stop }
+  return { origin, version, pid: child.pid!, stop }
 }

@@ -15,6 +15,8 @@ const clients = await Promise.all(Array.from({ length: opts.concurrency }, () =>
 for (const c of clients) c.release()
 
 const latencies: number[] = []
+let cpuAtStart = process.cpuUsage()
+setTimeout(() => { cpuAtStart = process.cpuUsage() }, opts.warmupMs)
 const start = performance.now() + opts.warmupMs
 const deadline = start + opts.durationMs
 await Promise.all(Array.from({ length: opts.concurrency }, async (_, n) => {
@@ -28,6 +30,7 @@ await Promise.all(Array.from({ length: opts.concurrency }, async (_, n) => {
   }
 }))
 const elapsedMs = performance.now() - start
+const cpu = process.cpuUsage(cpuAtStart)
 await pool.query(`DROP TABLE ${TABLE}`)
 await pool.end()
-process.stdout.write(JSON.stringify({ requests: latencies.length, perSecond: latencies.length / (elapsedMs / 1000), elapsedMs, latency: latencySummary(latencies) }) + '\n')
+process.stdout.write(JSON.stringify({ requests: latencies.length, perSecond: latencies.length / (elapsedMs / 1000), elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latency: latencySummary(latencies) }) + '\n')
