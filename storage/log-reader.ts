@@ -10,10 +10,11 @@ export interface LogSource {
    */
   readAfter (after: number, until: number | undefined, limit: number): Promise<{ events: LogEvent[], compacted: number }>
   /**
-   * Opens a connection that calls `onNotify` on each write notification and `onLost` (at most
-   * once) when the connection fails. Rejects when it cannot connect.
+   * Opens a connection that calls `onNotify` on each write notification (with the revision it
+   * carries, when it carries one) and `onLost` (at most once) when the connection fails.
+   * Rejects when it cannot connect.
    */
-  listen (onNotify: () => void, onLost: (err: unknown) => void): Promise<{ close (): Promise<void> }>
+  listen (onNotify: (revision?: number) => void, onLost: (err: unknown) => void): Promise<{ close (): Promise<void> }>
 }
 
 export interface LogReaderOptions {
@@ -36,6 +37,8 @@ interface Subscriber {
 }
 
 const MAX_BACKOFF_MS = 5000
+/** Own commits kept while an earlier one is still to come (the write pipeline's depth is far less). */
+const MAX_PENDING_OFFERS = 16
 
 /**
  * Delivers the log to subscribers in revision order, each event exactly once.
@@ -58,6 +61,8 @@ export class LogReader {
   private listener?: { close (): Promise<void> }
   private connecting?: Promise<void>
   private readonly sleeps = new Set<() => void>()
+  /** Offered commits that do not continue the log yet, by their first revision. */
+  private readonly pending = new Map<number, LogEvent[]>()
 
   constructor (private readonly source: LogSource, private readonly opts: LogReaderOptions) {}
 
@@ -70,6 +75,7 @@ export class LogReader {
     if (this.subs.size === 0) {
       this.position = afterRevision
       this.generation++
+      this.pending.clear()
     }
     this.subs.add(sub)
     if (afterRevision < this.position) {
@@ -82,6 +88,25 @@ export class LogReader {
       sub.closed = true
       this.subs.delete(sub)
     }
+  }
+
+  /**
+   * The events of a transaction this process committed itself: consecutive revisions with no
+   * one else's among them (every writer allocates under one lock, held to its commit). When they
+   * continue the log where the reader stands they are delivered at once, without reading them
+   * back; otherwise they wait for the commit before them, and the log read delivers them anyway
+   * if that never comes. Events the reader has passed are ignored, so offering is never wrong.
+   */
+  offer (events: LogEvent[]): void {
+    if (this.closed || this.subs.size === 0 || events.length === 0) return
+    const first = events[0].revision
+    for (let i = 1; i < events.length; i++) if (events[i].revision !== first + i) return
+    if (first > this.position + 1) {
+      if (this.pending.size >= MAX_PENDING_OFFERS) this.pending.delete(this.pending.keys().next().value!)
+      this.pending.set(first, events)
+      return
+    }
+    this.advance(events)
   }
 
   /** Reads the log now (a notification arrived, or the poll fired). */
@@ -118,7 +143,9 @@ export class LogReader {
     while (!this.closed) {
       let lost = false
       try {
-        const listener = await this.source.listen(() => this.wake(), (err) => {
+        // A notification of a revision already delivered (this process's own commit) needs no read.
+        const onNotify = (revision?: number): void => { if (revision === undefined || revision > this.position) this.wake() }
+        const listener = await this.source.listen(onNotify, (err) => {
           if (lost) return
           lost = true
           if (this.listener === listener) this.listener = undefined
@@ -161,11 +188,7 @@ export class LogReader {
             break
           }
           if (events.length === 0) break
-          this.position = events[events.length - 1].revision
-          for (const sub of [...this.subs]) {
-            if (sub.held) sub.held.push([events, this.position])
-            else this.deliver(sub, events, this.position)
-          }
+          this.advance(events)
           if (events.length < this.opts.batchSize) break
         }
       } while (this.readAgain && !this.closed)
@@ -175,6 +198,32 @@ export class LogReader {
     } finally {
       this.reading = false
     }
+  }
+
+  /**
+   * Moves the shared position past `events` (which start at or below position + 1) and hands
+   * them to every subscriber; then does the same with each held offer that now continues the log.
+   */
+  private advance (events: LogEvent[]): void {
+    for (let next: LogEvent[] | undefined = events; next !== undefined; next = this.takeContinuingOffer()) {
+      const last = next[next.length - 1].revision
+      // An offer may have passed some of what a read returns: each event still goes out once.
+      if (last <= this.position) continue
+      this.position = last
+      for (const sub of [...this.subs]) {
+        if (sub.held) sub.held.push([next, last])
+        else this.deliver(sub, next, last)
+      }
+    }
+  }
+
+  private takeContinuingOffer (): LogEvent[] | undefined {
+    for (const [first, offered] of this.pending) {
+      if (first > this.position + 1) continue
+      this.pending.delete(first)
+      return offered
+    }
+    return undefined
   }
 
   private async catchUp (sub: Subscriber, until: number): Promise<void> {

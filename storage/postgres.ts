@@ -24,7 +24,9 @@ export interface PostgresStorageOptions {
 }
 
 const INT8_OID = 20
-const WRITE_TYPES = new Set(['create', 'update', 'delete'])
+/** The log event each write makes (apply_writes writes the same types). */
+const EVENT_TYPES: Record<WriteOp['type'], EventType> = { create: 'ADDED', update: 'MODIFIED', delete: 'DELETED' }
+const WRITE_TYPES = new Set(Object.keys(EVENT_TYPES))
 const MAX_BATCH_OPS = 256
 const MAX_BATCH_BYTES = 8 << 20
 const LOG_BATCH = 1000
@@ -118,13 +120,19 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       `SELECT code, rev FROM apply_writes($1::text[], $2::text[], ARRAY[${batch.map((_, i) => `$${i + 5}`).join(',')}]::text[], $3::bigint[], $4::text)`,
       [batch.map(w => w.op.type), batch.map(w => w.op.key),
         batch.map(w => w.op.type === 'create' ? null : w.op.expectRevision), NOTIFY_CHANNEL, ...batch.map(w => w.json)])
-    return batch.map((w, i) => {
+    const committed: LogEvent[] = []
+    const results = batch.map((w, i) => {
       const { code, rev } = rows[i]
       if (code === 'ok') {
-        return { key: w.op.key, revision: rev, json: w.json.replace(REVISION_PLACEHOLDER, String(rev)) }
+        const json = w.json.replace(REVISION_PLACEHOLDER, String(rev))
+        committed.push({ type: EVENT_TYPES[w.op.type], key: w.op.key, revision: rev, json })
+        return { key: w.op.key, revision: rev, json }
       }
       return preconditionError(code, w.op, rev)
     })
+    // The log reader gets its own process's commits from here rather than reading them back.
+    reader.offer(committed)
+    return results
   }
 
   const source: LogSource = {
@@ -151,7 +159,10 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
         await client.end().catch(() => {})
         throw translate(err)
       }
-      client.on('notification', onNotify)
+      client.on('notification', (message) => {
+        const revision = Number(message.payload)
+        onNotify(message.payload !== undefined && message.payload !== '' && Number.isSafeInteger(revision) ? revision : undefined)
+      })
       return {
         async close () {
           client.removeAllListeners()

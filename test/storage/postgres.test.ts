@@ -96,7 +96,10 @@ describe('log subscription', () => {
   it('delivers every event once, in order, across a dropped LISTEN connection', async (t) => {
     const db = await testDatabase(t)
     // A poll this slow never fires during the test: delivery rests on LISTEN and reconnection.
+    // The writes come from another Storage, as another replica's: a Storage's own commits reach
+    // its reader without the log.
     const s = await db.open({ pollIntervalMs: 60_000 })
+    const writer = await db.open()
     const got = collector()
     const unsubscribe = s.subscribe(0, got.onEvents)
     t.after(unsubscribe)
@@ -105,15 +108,15 @@ describe('log subscription', () => {
       "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'LISTEN%'")).rows.map(r => r.pid)
 
     await eventually(async () => (await listeners()).length === 1, 5000, 'the listener')
-    for (let i = 1; i <= 5; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    for (let i = 1; i <= 5; i++) await writer.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
     await eventually(() => got.events.length === 5, 5000, 'the first five events')
 
     const [old] = await listeners()
     await admin.query('SELECT pg_terminate_backend($1)', [old])
     // Writes while the listener is down are read by position once it is back.
-    for (let i = 6; i <= 8; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    for (let i = 6; i <= 8; i++) await writer.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
     await eventually(async () => { const now = await listeners(); return now.length === 1 && now[0] !== old }, 5000, 'a new listener')
-    for (let i = 9; i <= 10; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
+    for (let i = 9; i <= 10; i++) await writer.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
     await eventually(() => got.events.length >= 10, 5000, 'all ten events')
     await new Promise(resolve => setTimeout(resolve, 100))
     assert.deepEqual(revisionsOf(got.events), range(1, 10))
