@@ -116,10 +116,13 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   async function applyWrites (batch: PendingWrite[]): Promise<Array<StoredObject | Error>> {
     // Each value is a parameter of its own: as one text[] literal, every quote in the JSON
     // would be escaped on the way out and unescaped on the way in.
-    const { rows } = await writePool.query<{ code: string, rev: number }>(
-      `SELECT code, rev FROM apply_writes($1::text[], $2::text[], ARRAY[${batch.map((_, i) => `$${i + 5}`).join(',')}]::text[], $3::bigint[], $4::text)`,
-      [batch.map(w => w.op.type), batch.map(w => w.op.key),
-        batch.map(w => w.op.type === 'create' ? null : w.op.expectRevision), NOTIFY_CHANNEL, ...batch.map(w => w.json)])
+    // Prepared once per connection and batch size: the statement's text depends on nothing else.
+    const { rows } = await writePool.query<{ code: string, rev: number }>({
+      name: `apply-writes-${batch.length}`,
+      text: `SELECT code, rev FROM apply_writes($1::text[], $2::text[], ARRAY[${batch.map((_, i) => `$${i + 5}`).join(',')}]::text[], $3::bigint[], $4::text)`,
+      values: [batch.map(w => w.op.type), batch.map(w => w.op.key),
+        batch.map(w => w.op.type === 'create' ? null : w.op.expectRevision), NOTIFY_CHANNEL, ...batch.map(w => w.json)]
+    })
     const committed: LogEvent[] = []
     const results = batch.map((w, i) => {
       const { code, rev } = rows[i]
