@@ -15,6 +15,8 @@ export interface ServerOptions {
   storageUrl?: string
   /** Write a V8 CPU profile of the server process into this directory when it stops. */
   cpuProfDir?: string
+  /** More Node flags for the server process (not for the build before it). */
+  nodeArgs?: string[]
   timeoutMs?: number
 }
 
@@ -63,7 +65,7 @@ export async function startServer (opts: ServerOptions): Promise<RunningServer> 
   const server = commands.pop()!
   const started = performance.now()
   for (const step of commands) await runToEnd(step)
-  const child: ChildProcess = spawn(process.execPath, [...server.nodeArgs, ...profArgs, ...server.args, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env })
+  const child: ChildProcess = spawn(process.execPath, [...server.nodeArgs, ...profArgs, ...(opts.nodeArgs ?? []), ...server.args, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000)
