@@ -18,20 +18,20 @@ export function processCpuMs (pid: number): number {
   }
 }
 
-/** The summed CPU ms of every process whose command name is `comm` (every postgres backend, say). */
-export function commandCpuMs (comm: string): number {
-  let total = 0
+/** CPU ms so far of each process whose command name is `comm` (every postgres backend, say), by pid. */
+export function commandCpuMs (comm: string): Map<number, number> {
+  const byPid = new Map<number, number>()
   let entries: string[]
-  try { entries = readdirSync('/proc') } catch { return 0 }
+  try { entries = readdirSync('/proc') } catch { return byPid }
   for (const entry of entries) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) total += processCpuMs(Number(entry))
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) byPid.set(Number(entry), processCpuMs(Number(entry)))
     } catch {
       // exited between the listing and the read
     }
   }
-  return total
+  return byPid
 }
 
 /** Busy CPU ms of the whole machine, every core summed (/proc/stat: all but idle and iowait). */
@@ -45,21 +45,30 @@ export function machineCpuMs (): number {
   }
 }
 
-export type CpuReaders = Record<string, () => number>
+/** A reading: one figure, or one per process (a process that starts meanwhile counts from zero). */
+export type CpuReaders = Record<string, () => number | Map<number, number>>
+
+function elapsed (before: number | Map<number, number>, after: number | Map<number, number>): number {
+  if (typeof before === 'number' || typeof after === 'number') return Number(after) - Number(before)
+  // Processes gone by the second reading are left out: their last figures are unknown.
+  let total = 0
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0)
+  return total
+}
 
 /**
  * CPU ms each reader's processes spend from `afterMs` from now (the end of the workload's
  * warm-up) until `done` settles.
  */
 export async function cpuDuring<T> (readers: CpuReaders, afterMs: number, done: Promise<T>): Promise<{ result: T, cpuMs: Record<string, number> }> {
-  const read = (): Record<string, number> => Object.fromEntries(Object.entries(readers).map(([name, r]) => [name, r()]))
-  let before: Record<string, number> | undefined
+  const read = (): Record<string, number | Map<number, number>> => Object.fromEntries(Object.entries(readers).map(([name, r]) => [name, r()]))
+  let before: Record<string, number | Map<number, number>> | undefined
   const timer = setTimeout(() => { before = read() }, afterMs)
   try {
     const result = await done
     const after = read()
     const from = before ?? after
-    return { result, cpuMs: Object.fromEntries(Object.keys(readers).map(name => [name, after[name]! - from[name]!])) }
+    return { result, cpuMs: Object.fromEntries(Object.keys(readers).map(name => [name, elapsed(from[name]!, after[name]!)])) }
   } finally {
     clearTimeout(timer)
   }
