@@ -65,7 +65,7 @@ export async function startServer (opts: ServerOptions): Promise<RunningServer> 
   const server = commands.pop()!
   const started = performance.now()
   for (const step of commands) await runToEnd(step)
-  const child: ChildProcess = spawn(process.execPath, [...server.nodeArgs, ...profArgs, ...(opts.nodeArgs ?? []), ...server.args, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env })
+  const child: ChildProcess = spawn(process.execPath, [...server.nodeArgs, ...profArgs, ...(opts.nodeArgs ?? []), ...server.args, ...args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...env, ...server.env } })
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => {
     stderr = (stderr + d.toString()).slice(-4000)

@@ -27,31 +27,47 @@ export async function waitFor (check: () => Promise<boolean>, timeoutMs: number,
 /** Node flags that run a .ts file (tsx's loader), for spawning our own entry points. */
 export const TS_NODE_ARGS = ['--import', 'tsx']
 
-/** One `node` command line of a package.json script: Node's own flags, then the script and its arguments. */
+/**
+ * One `node` command line of a package.json script: the environment assignments before it
+ * (`NAME=value node ...`, as the shell applies them to that command alone), Node's own flags,
+ * then the script and its arguments.
+ */
 export interface NodeCommand {
+  env: Record<string, string>
   nodeArgs: string[]
   args: string[]
+}
+
+/** Parses one `[NAME=value ...] node [flags] script [args]` command, as `sh` would split it (no quoting). */
+export function parseNodeCommand (command: string): NodeCommand {
+  const words = command.trim().split(/\s+/).filter(w => w !== '')
+  if (words.some(w => /["'`$\\;|<>()]/.test(w))) throw new Error(`npm start's command needs a shell (quotes, expansions or operators): ${command}`)
+  const env: Record<string, string> = {}
+  while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]!)) {
+    const word = words.shift()!
+    const eq = word.indexOf('=')
+    env[word.slice(0, eq)] = word.slice(eq + 1)
+  }
+  const [program, ...rest] = words
+  if (program !== 'node') throw new Error(`npm start runs ${program ?? 'nothing'}, not node: ${command}`)
+  const script = rest.findIndex(w => !w.startsWith('-'))
+  if (script < 0) throw new Error(`no script in npm start's command: ${command}`)
+  return { env, nodeArgs: rest.slice(0, script), args: rest.slice(script) }
 }
 
 /**
  * The `node` commands that `npm start` runs one after the other (its `prestart`, then `start`),
  * read from package.json so the benchmark starts the server exactly as it is started in earnest.
  */
-export function npmStartCommands (): NodeCommand[] {
-  const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string | undefined> }
-  return [scripts.prestart, scripts.start].flatMap(script => script === undefined ? [] : script.split('&&')).map((part) => {
-    const [program, ...words] = part.trim().split(/\s+/)
-    if (program !== 'node') throw new Error(`npm start runs ${program ?? 'nothing'}, not node: ${part}`)
-    const script = words.findIndex(w => !w.startsWith('-'))
-    if (script < 0) throw new Error(`no script in npm start's command: ${part}`)
-    return { nodeArgs: words.slice(0, script), args: words.slice(script) }
-  })
+export function npmStartCommands (scripts?: Record<string, string | undefined>): NodeCommand[] {
+  scripts ??= (JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string | undefined> }).scripts
+  return [scripts.prestart, scripts.start].flatMap(script => script === undefined ? [] : script.split('&&')).map(parseNodeCommand)
 }
 
 /** Runs one such command to its end, failing on a non-zero exit. */
 export function runToEnd (command: NodeCommand): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...command.nodeArgs, ...command.args], { stdio: ['ignore', 'ignore', 'pipe'] })
+    const child = spawn(process.execPath, [...command.nodeArgs, ...command.args], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...command.env } })
     let err = ''
     child.stderr.on('data', (d: Buffer) => { err += d.toString() })
     child.on('error', reject)

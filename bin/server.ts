@@ -6,7 +6,21 @@ import { startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
 import { authOptions } from './auth-options.js'
 
+/**
+ * `npm start` and the image preload jemalloc into this process (README, benchmark): it is this
+ * process's allocator, not its children's. The embedded PostgreSQL keeps its own, and where
+ * the library is missing the loader's warning is not repeated for every program started here.
+ */
+function keepPreloadToThisProcess (): void {
+  const preload = process.env.LD_PRELOAD
+  if (preload === undefined) return
+  const rest = preload.split(/[:\s]+/).filter(lib => lib !== '' && !lib.includes('libjemalloc'))
+  if (rest.length > 0) process.env.LD_PRELOAD = rest.join(':')
+  else delete process.env.LD_PRELOAD
+}
+
 async function main (): Promise<void> {
+  keepPreloadToThisProcess()
   let flags
   try {
     flags = parseFlags(process.argv.slice(2))
