@@ -7,7 +7,11 @@ export interface BatcherOptions<T> {
   /** Most total weight in one batch (a batch always takes at least one item). */
   maxWeight: number
   weight (item: T): number
-  /** Batches in flight at once (default 1); a new one starts only while fewer are. */
+  /**
+   * Batches in flight at once (default 1). Beyond the first, a batch starts only when a full one
+   * (maxItems or maxWeight) is waiting: below that, waiting for the batch in flight makes the
+   * next one bigger, and one big batch costs less per item than two small ones.
+   */
   concurrency?: number
 }
 
@@ -25,9 +29,10 @@ export interface Batcher<T, R> {
  */
 export function createBatcher<T, R> (run: (items: T[]) => Promise<Array<R | Error>>,
   opts: BatcherOptions<T>): Batcher<T, R> {
-  interface Pending { item: T, resolve: (r: R) => void, reject: (err: unknown) => void }
+  interface Pending { item: T, weight: number, resolve: (r: R) => void, reject: (err: unknown) => void }
   const queue: Pending[] = []
   const concurrency = opts.concurrency ?? 1
+  let queuedWeight = 0
   let inFlight = 0
   let scheduled = false
   const idle: Array<() => void> = []
@@ -36,11 +41,19 @@ export function createBatcher<T, R> (run: (items: T[]) => Promise<Array<R | Erro
     let weight = 0
     let n = 0
     while (n < queue.length && n < opts.maxItems) {
-      weight += opts.weight(queue[n].item)
+      weight += queue[n].weight
       if (n > 0 && weight > opts.maxWeight) break
       n++
     }
-    return queue.splice(0, n)
+    const batch = queue.splice(0, n)
+    for (const p of batch) queuedWeight -= p.weight
+    return batch
+  }
+
+  /** Whether another batch may start now. */
+  function canStart (): boolean {
+    if (queue.length === 0 || inFlight >= concurrency) return false
+    return inFlight === 0 || queue.length >= opts.maxItems || queuedWeight >= opts.maxWeight
   }
 
   async function runOne (batch: Pending[]): Promise<void> {
@@ -60,7 +73,7 @@ export function createBatcher<T, R> (run: (items: T[]) => Promise<Array<R | Erro
 
   function pump (): void {
     scheduled = false
-    while (queue.length > 0 && inFlight < concurrency) {
+    while (canStart()) {
       inFlight++
       void runOne(take()).finally(() => {
         inFlight--
@@ -73,9 +86,11 @@ export function createBatcher<T, R> (run: (items: T[]) => Promise<Array<R | Erro
   return {
     push (item) {
       return new Promise<R>((resolve, reject) => {
-        queue.push({ item, resolve, reject })
+        const weight = opts.weight(item)
+        queue.push({ item, weight, resolve, reject })
+        queuedWeight += weight
         // Items pushed in the same tick as the first one join the first batch.
-        if (!scheduled && inFlight < concurrency) {
+        if (!scheduled && canStart()) {
           scheduled = true
           queueMicrotask(pump)
         }
