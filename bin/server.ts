@@ -5,6 +5,7 @@ import { resolve } from 'node:path'
 import { startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
 import { authOptions } from './auth-options.js'
+import { startIdleCollect } from './idle-collect.js'
 
 /**
  * `npm start` and the image preload jemalloc into this process (README, benchmark): it is this
@@ -98,6 +99,9 @@ async function main (): Promise<void> {
     clientKeyPem: pki.adminKeyPem
   })
   app.log.info(`ready; kubectl --kubeconfig ${pki.paths.kubeconfig} get namespaces`)
+  const stopIdleCollect = startIdleCollect({
+    onCollect: (before, after, ms) => app.log.debug({ before, after, ms: Math.round(ms) }, 'collected garbage while idle')
+  })
 
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
@@ -105,6 +109,7 @@ async function main (): Promise<void> {
     stopping = true
     app.log.info({ signal }, 'shutting down')
     app.health.beginShutdown()
+    stopIdleCollect()
     if (flags.shutdownDelayMs > 0) await new Promise(resolve => setTimeout(resolve, flags.shutdownDelayMs))
     await app.close()
     await embedded?.stop()
