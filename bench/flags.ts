@@ -29,6 +29,8 @@ export interface BenchFlags {
   databaseUrl?: string
   /** Keep the temporary directory (data, etcd) for inspection. */
   keep: boolean
+  /** More Node flags for the server process (diagnostics: --inspect, heap or GC flags). */
+  serverNodeArgs: string[]
 }
 
 export const DEFAULTS: BenchFlags = {
@@ -50,7 +52,8 @@ export const DEFAULTS: BenchFlags = {
   hotConcurrency: 16,
   memoryObjects: 100_000,
   cpuProf: false,
-  keep: false
+  keep: false,
+  serverNodeArgs: []
 }
 
 const HELP = `usage: npm run bench -- [flags]
@@ -66,7 +69,8 @@ const HELP = `usage: npm run bench -- [flags]
   --memory-objects N         ConfigMaps cached before RSS is read (${DEFAULTS.memoryObjects})
   --cpu-prof                 write the server's CPU profile to bench/results/
   --database-url URL         create the benchmark database there (default: $DATABASE_URL, else embedded PostgreSQL)
-  --keep                     keep the temporary directory`
+  --keep                     keep the temporary directory
+  --server-node-args "A B"   more Node flags for the server process, say "--inspect=127.0.0.1:9229"`
 
 const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 
@@ -94,6 +98,8 @@ export function parseBenchFlags (argv: string[], env: NodeJS.ProcessEnv): BenchF
       flags.only = names as Workload[]
     } else if (key === 'databaseUrl') {
       flags.databaseUrl = value
+    } else if (key === 'serverNodeArgs') {
+      flags.serverNodeArgs = value.split(' ').filter(a => a !== '')
     } else {
       const n = Number(value)
       if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number, not "${value}"`)

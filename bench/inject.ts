@@ -10,6 +10,7 @@ import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { buildApp } from '../plugins/app.js'
 import { configMapBody } from './payload.js'
+import { commandCpuMs } from './cpu.js'
 
 const [workload = 'create', total = '20000', concurrency = '64'] = process.argv.slice(2)
 const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
@@ -47,14 +48,30 @@ async function run (from: number, count: number): Promise<void> {
   }))
 }
 
+/** Every PostgreSQL process's CPU ms so far (backends that exit meanwhile are not counted). */
+function postgresCpuMs (): number {
+  let ms = 0
+  for (const v of commandCpuMs('postgres').values()) ms += v
+  return ms
+}
+/** Committed transactions in the benchmark's database: writes per transaction is the group commit's batch size. */
+async function commits (): Promise<number> {
+  return Number((await admin.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [name])).rows[0]!.n)
+}
+
 await run(0, 2000) // warm-up: JIT, caches, connections
 const n = Number(total)
+const commits0 = await commits()
+const pg0 = postgresCpuMs()
 const cpu0 = process.cpuUsage()
 const t0 = performance.now()
 await run(2000, n)
 const wall = performance.now() - t0
 const cpu = process.cpuUsage(cpu0)
-process.stdout.write(`${workload}: ${n} requests, ${(n / (wall / 1000)).toFixed(0)}/s, CPU ${((cpu.user + cpu.system) / n).toFixed(1)} µs/request (user ${(cpu.user / n).toFixed(1)}, system ${(cpu.system / n).toFixed(1)})\n`)
+const pgMs = postgresCpuMs() - pg0
+const transactions = await commits() - commits0
+process.stdout.write(`${workload}: ${n} requests, ${(n / (wall / 1000)).toFixed(0)}/s, CPU ${((cpu.user + cpu.system) / n).toFixed(1)} µs/request (user ${(cpu.user / n).toFixed(1)}, system ${(cpu.system / n).toFixed(1)}); ` +
+  `PostgreSQL ${(pgMs * 1000 / n).toFixed(1)} µs/request, ${(n / Math.max(1, transactions)).toFixed(1)} requests per transaction\n`)
 await app.close()
 await admin.query(`DROP DATABASE ${name} WITH (FORCE)`)
 await admin.end()

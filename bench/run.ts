@@ -138,7 +138,7 @@ async function main (): Promise<void> {
   /** The cached ConfigMaps' JSON size, once the memory workload has read it. */
   let memoryBytes: number | undefined
   try {
-    server = await startServer({ dataDir, port: await freePort(), storageUrl: db.url, cpuProfDir: profDir })
+    server = await startServer({ dataDir, port: await freePort(), storageUrl: db.url, cpuProfDir: profDir, nodeArgs: flags.serverNodeArgs })
     const running = server
     const t = server.target
     log(`server ready in ${round(server.readyMs)} ms (pid ${server.pid})`)
