@@ -1,11 +1,11 @@
 // Gives memory back after a burst. V8 starts a major collection when the old generation reaches
 // a multiple of what the last one left live, so after a burst of writes, lists or watch traffic
 // the heap holds up to that much garbage, and a server that then goes quiet keeps it: no
-// allocation, so no collection (V8's own memory reducer did not start in 20 quiet seconds on the
-// benchmark). Once the event loop has been idle for a while and the committed heap has grown
-// well past what the last such collection left, this asks V8 for the collection it makes under
-// memory pressure (compacting, pages returned to the OS): some tens of milliseconds for a
-// 200 MiB heap of cached objects, taken only when no request is waiting.
+// allocation, so no collection (on the benchmark RSS stayed flat through ten quiet seconds).
+// Once the event loop has been idle for a while and the committed heap has grown well past what
+// the last such collection left, this asks V8 for the collection it makes under memory pressure
+// (compacting, pages returned to the OS): some tens of milliseconds for a 200 MiB heap of cached
+// objects, taken only when no request is waiting.
 import { Session } from 'node:inspector/promises'
 import { getHeapStatistics } from 'node:v8'
 import { performance, type EventLoopUtilization } from 'node:perf_hooks'
