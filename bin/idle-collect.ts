@@ -4,8 +4,8 @@
 // allocation, so no collection (on the benchmark RSS stayed flat through ten quiet seconds).
 // Once the event loop has been idle for a while and the committed heap has grown well past what
 // the last such collection left, this asks V8 for the collection it makes under memory pressure
-// (compacting, pages returned to the OS): some tens of milliseconds for a 200 MiB heap of cached
-// objects, taken only when no request is waiting.
+// (several passes, compacting, pages returned to the OS): a pause of about 100 ms for a 200 MiB
+// heap of cached objects, taken only when the loop has been idle for two looks.
 import { Session } from 'node:inspector/promises'
 import { getHeapStatistics } from 'node:v8'
 import { performance, type EventLoopUtilization } from 'node:perf_hooks'
