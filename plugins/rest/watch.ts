@@ -1,4 +1,5 @@
 // Watch streams: newline-delimited events written straight from the cache's stored bytes.
+import { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AnyObject } from '../../resources/define.js'
@@ -83,6 +84,19 @@ function chunkOf (parts: Array<string | Buffer>): string | Buffer {
   return chunk
 }
 
+const CRLF = Buffer.from('\r\n')
+/** The last chunk framed: a round sends one chunk object to every watcher of the same events. */
+let lastFramed: { chunk: string | Buffer, framed: Buffer } | undefined
+
+/** A chunk as HTTP/1.1 chunked transfer coding puts it on the wire: its size in hex, CRLF, the bytes, CRLF. */
+function framedOf (chunk: string | Buffer): Buffer {
+  if (lastFramed?.chunk === chunk) return lastFramed.framed
+  const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk
+  const framed = Buffer.concat([Buffer.from(`${bytes.length.toString(16)}\r\n`), bytes, CRLF])
+  lastFramed = { chunk, framed }
+  return framed
+}
+
 export async function serveWatch (store: GenericStore, namespace: string, o: ListOptions, repr: Representation,
   request: FastifyRequest, reply: FastifyReply, settings: WatchSettings): Promise<void> {
   const sel = store.selectors(o)
@@ -131,12 +145,21 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     if (pending.length === 0 || raw.destroyed || raw.writableEnded) return
     const parts = pending
     pending = []
-    // Corked here, the response writes (and encrypts) inside this round rather than in a tick
-    // of its own after it, so the round's measured cost is its real cost.
+    const chunk = chunkOf(parts)
     const socket = raw.socket
-    socket?.cork()
-    raw.write(chunkOf(parts))
-    socket?.uncork()
+    if (socket instanceof Socket && (raw as { chunkedEncoding?: boolean }).chunkedEncoding === true) {
+      // The framed chunk is built once per round for every stream sending the same events, and
+      // goes to the socket in one write: through the response it would be four writes (size,
+      // bytes, two CRLFs) joined again by the TLS layer, for each stream. The response's own
+      // end() still writes the last chunk.
+      socket.write(framedOf(chunk))
+    } else {
+      // Corked here, the response writes (and encrypts) inside this round rather than in a tick
+      // of its own after it, so the round's measured cost is its real cost.
+      socket?.cork()
+      raw.write(chunk)
+      socket?.uncork()
+    }
     if (raw.writableLength > MAX_BUFFERED_BYTES) finish()
   }
   const send = (chunk: string | Buffer): void => {
