@@ -6,6 +6,7 @@ import { Pool } from 'undici'
 import type { Dispatcher } from 'undici'
 import { configMapBody, latencySummary, type LatencySummary } from './payload.js'
 import { openWatchStream, type WatchStream } from './watch-stream.js'
+import { processCpuMs } from './cpu.js'
 
 export interface Target {
   origin: string
@@ -61,6 +62,8 @@ export interface WatchJob {
   payloadBytes: number
   /** How long to wait for the last events after the last write. */
   drainMs: number
+  /** The server's process, whose CPU over the writes this generator reads beside its own. */
+  serverPid?: number
 }
 
 export interface WatchResult {
@@ -72,6 +75,8 @@ export interface WatchResult {
   delivered: number
   lost: number
   latency: LatencySummary
+  /** CPU ms from the first write to the last answer (every watcher connected by then). */
+  cpuMs: { server?: number, generator: number }
 }
 
 /** The list workload: latency of LIST, and JSON.stringify of the same items in this process. */
@@ -278,6 +283,8 @@ async function watch (job: WatchJob): Promise<WatchResult> {
   let writes = 0
   let writeFailures = 0
   const inflight: Array<Promise<void>> = []
+  const serverCpu0 = job.serverPid === undefined ? 0 : processCpuMs(job.serverPid)
+  const cpu0 = process.cpuUsage()
   const start = performance.now()
   const total = Math.round(job.writesPerSecond * job.durationMs / 1000)
   for (let n = 0; n < total; n++) {
@@ -296,6 +303,8 @@ async function watch (job: WatchJob): Promise<WatchResult> {
     })())
   }
   await Promise.all(inflight)
+  const cpu = process.cpuUsage(cpu0)
+  const cpuMs = { server: job.serverPid === undefined ? undefined : processCpuMs(job.serverPid) - serverCpu0, generator: (cpu.user + cpu.system) / 1000 }
   const expected = acked.size * job.watchers
   const deliveredNow = (): number => received.reduce((sum, r) => sum + r.revs.filter(rv => acked.has(rv)).length, 0)
   const drainUntil = performance.now() + job.drainMs
@@ -318,7 +327,7 @@ async function watch (job: WatchJob): Promise<WatchResult> {
       latencies.push(Math.max(0, r.times[i]! - at))
     }
   }
-  return { watchers: job.watchers, connected, writes, writeFailures, expectedDeliveries: expected, delivered, lost: expected - delivered, latency: latencySummary(latencies) }
+  return { watchers: job.watchers, connected, writes, writeFailures, expectedDeliveries: expected, delivered, lost: expected - delivered, latency: latencySummary(latencies), cpuMs }
 }
 
 async function main (): Promise<void> {

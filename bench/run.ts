@@ -221,9 +221,11 @@ async function main (): Promise<void> {
 
     if (runs('watch')) await attempt('watch', async () => {
       log(`watch: ${flags.watchers} watchers, ${flags.watchRate} writes/s for ${flags.watchDuration} s`)
-      const job: WatchJob = { mode: 'watch', target: t, namespace: NS.watch, watchers: flags.watchers, writesPerSecond: flags.watchRate, durationMs: flags.watchDuration * 1000, payloadBytes: bytes, drainMs: 10_000 }
+      const job: WatchJob = { mode: 'watch', target: t, namespace: NS.watch, watchers: flags.watchers, writesPerSecond: flags.watchRate, durationMs: flags.watchDuration * 1000, payloadBytes: bytes, drainMs: 10_000, serverPid: running.pid }
       const w = await runJson<WatchResult>(LOAD, job)
       raw.watch = w
+      const perEvent = (ms: number): string => `${(ms * 1000 / Math.max(1, w.delivered)).toFixed(1)} µs`
+      notes.push(`CPU per watch event delivered: server ${perEvent(w.cpuMs.server ?? 0)}, load generator ${perEvent(w.cpuMs.generator)}`)
       rows.push({ workload: `watch ${w.watchers}x${flags.watchRate}/s`, figure: `p50 ${round(w.latency.p50, 1)} ms, p99 ${round(w.latency.p99, 1)} ms`, target: 'p99 <= 100 ms', pass: w.latency.p99 <= 100 })
       rows.push({ workload: 'watch events lost', figure: `${w.lost} of ${w.expectedDeliveries}`, target: '0', pass: w.lost === 0 && w.connected === w.watchers })
     })
