@@ -6,6 +6,8 @@ export type Workload = typeof WORKLOADS[number]
 
 export interface BenchFlags {
   only: Workload[]
+  /** create and get, each with its ceilings, measured this many times alternately; the table shows the median ratio. */
+  rounds: number
   payloadBytes: number
   /** Seconds of unmeasured load before each throughput figure and ceiling. */
   warmup: number
@@ -35,6 +37,7 @@ export interface BenchFlags {
 
 export const DEFAULTS: BenchFlags = {
   only: [...WORKLOADS],
+  rounds: 1,
   payloadBytes: 1024,
   warmup: 3,
   createDuration: 20,
@@ -58,6 +61,7 @@ export const DEFAULTS: BenchFlags = {
 
 const HELP = `usage: npm run bench -- [flags]
   --only create,get,list,watch,update,memory,startup   workloads to run (default: all)
+  --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds})
   --payload-bytes N          ConfigMap size (${DEFAULTS.payloadBytes})
   --warmup S                 unmeasured load before each throughput figure and its ceiling (${DEFAULTS.warmup} s)
   --create-duration S        --create-concurrency N   (${DEFAULTS.createDuration} s, ${DEFAULTS.createConcurrency}; the etcd and PostgreSQL ceilings use the same)
@@ -103,6 +107,7 @@ export function parseBenchFlags (argv: string[], env: NodeJS.ProcessEnv): BenchF
     } else {
       const n = Number(value)
       if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number, not "${value}"`)
+      if (key === 'rounds' && !Number.isInteger(n)) throw new Error(`--rounds needs a whole number, not "${value}"`)
       ;(flags as unknown as Record<string, unknown>)[key] = n
     }
   }

@@ -16,7 +16,7 @@ import type { ListJob, ListResult, LoopJob, LoopResult, RequestKind, Target, Wat
 import { configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
 import { freePort, runJson, TS_NODE_ARGS } from './process.js'
-import { printTable, type Row } from './table.js'
+import { medianOf, printTable, type Row } from './table.js'
 
 const RESULTS_DIR = resolve('bench/results')
 const MEMORY_SETTLE_S = 10
@@ -147,40 +147,59 @@ async function main (): Promise<void> {
     if (runs('create')) await attempt('create', async () => {
       const durationMs = flags.createDuration * 1000
       const c = flags.createConcurrency
-      log(`create: ${c} clients for ${flags.createDuration} s`)
       const postgresCpu = { postgres: () => commandCpuMs('postgres'), machine: machineCpuMs }
-      const { result: created, cpuMs: createCpu } = await cpuDuring({ server: () => processCpuMs(running.pid), ...postgresCpu }, warmupMs,
-        loop(t, { kind: 'create', namespace: NS.create, prefix: 'c', payloadBytes: bytes }, c, { warmupMs, durationMs }))
-      checkLoop('create', created)
-      notes.push(`CPU per create: ${perRequest(cpuParties(createCpu, 'load generator', created.cpuMs), created.requests)}`)
-      log(`create ceiling: raw PostgreSQL INSERT+NOTIFY, ${c} connections`)
-      const { result: rawPg, cpuMs: rawPgCpu } = await cpuDuring(postgresCpu, warmupMs,
-        runJson<LoopResult>('bench/ceilings/pg-insert.ts', { url: db.url, concurrency: c, warmupMs, durationMs, payloadBytes: bytes }))
-      notes.push(`CPU per raw PostgreSQL transaction: ${perRequest(cpuParties(rawPgCpu, 'client', rawPg.cpuMs), rawPg.requests)}`)
-      const etcd = await startEtcd(workDir)
-      let etcdPuts: LoopResult | undefined
-      if (typeof etcd === 'string') {
-        notes.push(`etcd ceiling skipped: ${etcd}`)
-      } else {
-        log(`create ceiling: etcd ${etcd.version} puts, ${c} clients`)
-        try {
-          const etcdPid = etcd.pid
-          const measured = await cpuDuring({ etcd: () => processCpuMs(etcdPid), machine: machineCpuMs }, warmupMs,
-            loop({ origin: etcd.origin }, { kind: 'etcd-put', prefix: 'e', payloadBytes: bytes }, c, { warmupMs, durationMs }))
-          etcdPuts = measured.result
-          checkLoop('etcd put', etcdPuts)
-          notes.push(`CPU per etcd put: ${perRequest(cpuParties(measured.cpuMs, 'load generator', etcdPuts.cpuMs), etcdPuts.requests)}`)
-        } finally {
-          await etcd.stop()
-          rmSync(join(workDir, 'etcd'), { recursive: true, force: true })
+      interface CreateRound { created: LoopResult, createCpu: Record<string, number>, rawPg: LoopResult, rawPgCpu: Record<string, number>, etcdPuts?: LoopResult, etcdCpu?: Record<string, number>, etcdVersion?: string }
+      const measured: CreateRound[] = []
+      let etcdSkipped: string | undefined
+      for (let round = 0; round < flags.rounds; round++) {
+        const of = flags.rounds > 1 ? ` (round ${round + 1} of ${flags.rounds})` : ''
+        log(`create: ${c} clients for ${flags.createDuration} s${of}`)
+        const { result: created, cpuMs: createCpu } = await cpuDuring({ server: () => processCpuMs(running.pid), ...postgresCpu }, warmupMs,
+          loop(t, { kind: 'create', namespace: NS.create, prefix: `c${round}`, payloadBytes: bytes }, c, { warmupMs, durationMs }))
+        checkLoop('create', created)
+        log(`create ceiling: raw PostgreSQL INSERT+NOTIFY, ${c} connections${of}`)
+        const { result: rawPg, cpuMs: rawPgCpu } = await cpuDuring(postgresCpu, warmupMs,
+          runJson<LoopResult>('bench/ceilings/pg-insert.ts', { url: db.url, concurrency: c, warmupMs, durationMs, payloadBytes: bytes }))
+        const r: CreateRound = { created, createCpu, rawPg, rawPgCpu }
+        const etcd = await startEtcd(workDir)
+        if (typeof etcd === 'string') {
+          etcdSkipped = etcd
+        } else {
+          log(`create ceiling: etcd ${etcd.version} puts, ${c} clients${of}`)
+          try {
+            const etcdPid = etcd.pid
+            const m = await cpuDuring({ etcd: () => processCpuMs(etcdPid), machine: machineCpuMs }, warmupMs,
+              loop({ origin: etcd.origin }, { kind: 'etcd-put', prefix: 'e', payloadBytes: bytes }, c, { warmupMs, durationMs }))
+            checkLoop('etcd put', m.result)
+            Object.assign(r, { etcdPuts: m.result, etcdCpu: m.cpuMs, etcdVersion: etcd.version })
+          } finally {
+            await etcd.stop()
+            rmSync(join(workDir, 'etcd'), { recursive: true, force: true })
+          }
         }
+        measured.push(r)
       }
-      raw.create = { server: created, serverCpuMs: createCpu, rawPostgres: rawPg, rawPostgresCpuMs: rawPgCpu, etcd: etcdPuts }
-      const figure = `${round(created.perSecond)}/s (p99 ${round(created.latency.p99, 1)} ms)`
-      rows.push(etcdPuts === undefined
-        ? { workload: 'create vs etcd', figure, ceiling: 'skipped', target: '>= 1.0x', note: 'etcd not available' }
-        : { workload: 'create vs etcd', figure, ceiling: `${round(etcdPuts.perSecond)} puts/s`, ratio: created.perSecond / etcdPuts.perSecond, target: '>= 1.0x', pass: created.perSecond >= etcdPuts.perSecond })
-      rows.push({ workload: 'create vs PostgreSQL', figure, ceiling: `${round(rawPg.perSecond)} tx/s`, ratio: created.perSecond / rawPg.perSecond, target: '>= 1.5x', pass: created.perSecond >= 1.5 * rawPg.perSecond })
+      raw.create = measured.map(r => ({ server: r.created, serverCpuMs: r.createCpu, rawPostgres: r.rawPg, rawPostgresCpuMs: r.rawPgCpu, etcd: r.etcdPuts }))
+      const vsPg = medianOf(measured, r => r.created.perSecond / r.rawPg.perSecond)
+      const figure = (r: CreateRound): string => `${round(r.created.perSecond)}/s (p99 ${round(r.created.latency.p99, 1)} ms)`
+      const withEtcd = measured.filter(r => r.etcdPuts !== undefined)
+      const etcdNotes: string[] = []
+      if (withEtcd.length === 0) {
+        notes.push(`etcd ceiling skipped: ${etcdSkipped ?? 'not measured'}`)
+        rows.push({ workload: 'create vs etcd', figure: figure(vsPg), ceiling: 'skipped', target: '>= 1.0x', note: 'etcd not available' })
+      } else {
+        const vsEtcd = medianOf(withEtcd, r => r.created.perSecond / r.etcdPuts!.perSecond)
+        const ratio = vsEtcd.created.perSecond / vsEtcd.etcdPuts!.perSecond
+        rows.push({ workload: 'create vs etcd', figure: figure(vsEtcd), ceiling: `${round(vsEtcd.etcdPuts!.perSecond)} puts/s`, ratio, target: '>= 1.0x', pass: ratio >= 1 })
+        etcdNotes.push(`CPU per etcd put: ${perRequest(cpuParties(vsEtcd.etcdCpu!, 'load generator', vsEtcd.etcdPuts!.cpuMs), vsEtcd.etcdPuts!.requests)}`)
+        if (measured.length > 1) etcdNotes.push(`create vs etcd by round: ${withEtcd.map(r => `${(r.created.perSecond / r.etcdPuts!.perSecond).toFixed(2)}x`).join(', ')} (the median is in the table)`)
+      }
+      const pgRatio = vsPg.created.perSecond / vsPg.rawPg.perSecond
+      rows.push({ workload: 'create vs PostgreSQL', figure: figure(vsPg), ceiling: `${round(vsPg.rawPg.perSecond)} tx/s`, ratio: pgRatio, target: '>= 1.5x', pass: pgRatio >= 1.5 })
+      notes.push(`CPU per create: ${perRequest(cpuParties(vsPg.createCpu, 'load generator', vsPg.created.cpuMs), vsPg.created.requests)}`)
+      notes.push(`CPU per raw PostgreSQL transaction: ${perRequest(cpuParties(vsPg.rawPgCpu, 'client', vsPg.rawPg.cpuMs), vsPg.rawPg.requests)}`)
+      if (measured.length > 1) notes.push(`create vs PostgreSQL by round: ${measured.map(r => `${(r.created.perSecond / r.rawPg.perSecond).toFixed(2)}x`).join(', ')} (the median is in the table)`)
+      notes.push(...etcdNotes)
     })
 
     if (runs('get')) await attempt('get', async () => {
@@ -189,14 +208,21 @@ async function main (): Promise<void> {
       const stored = await api(t, 'GET', path)
       const bodyFile = join(workDir, 'object.json')
       writeFileSync(bodyFile, stored.status === 200 ? stored.body : body)
-      log(`get: ${flags.getConcurrency} clients for ${flags.getDuration} s`)
-      const got = await loop(t, { kind: 'get', path }, flags.getConcurrency, { warmupMs, durationMs: flags.getDuration * 1000 })
-      checkLoop('get', got)
-      log('get ceiling: bare Fastify HTTPS route')
-      const bare = await withBareFastify(running.tls, bodyFile, (origin) =>
-        loop({ ...t, origin }, { kind: 'get', path: '/object' }, flags.getConcurrency, { warmupMs, durationMs: flags.getDuration * 1000 }))
-      raw.get = { server: got, bareFastify: bare }
+      const measured: Array<{ server: LoopResult, bareFastify: LoopResult }> = []
+      for (let round = 0; round < flags.rounds; round++) {
+        const of = flags.rounds > 1 ? ` (round ${round + 1} of ${flags.rounds})` : ''
+        log(`get: ${flags.getConcurrency} clients for ${flags.getDuration} s${of}`)
+        const got = await loop(t, { kind: 'get', path }, flags.getConcurrency, { warmupMs, durationMs: flags.getDuration * 1000 })
+        checkLoop('get', got)
+        log(`get ceiling: bare Fastify HTTPS route${of}`)
+        const bare = await withBareFastify(running.tls, bodyFile, (origin) =>
+          loop({ ...t, origin }, { kind: 'get', path: '/object' }, flags.getConcurrency, { warmupMs, durationMs: flags.getDuration * 1000 }))
+        measured.push({ server: got, bareFastify: bare })
+      }
+      raw.get = measured
+      const { server: got, bareFastify: bare } = medianOf(measured, r => r.server.perSecond / r.bareFastify.perSecond)
       rows.push({ workload: 'get', figure: `${round(got.perSecond)}/s (p99 ${round(got.latency.p99, 1)} ms)`, ceiling: `${round(bare.perSecond)}/s`, ratio: got.perSecond / bare.perSecond, target: '>= 0.6x', pass: got.perSecond >= 0.6 * bare.perSecond })
+      if (measured.length > 1) notes.push(`get by round: ${measured.map(r => `${(r.server.perSecond / r.bareFastify.perSecond).toFixed(2)}x`).join(', ')} (the median is in the table)`)
     })
 
     if (runs('list')) await attempt('list', async () => {

@@ -12,6 +12,13 @@ export interface Row {
   note?: string
 }
 
+/** The item whose key is the median (the lower of the middle two for an even count). */
+export function medianOf<T> (items: T[], key: (item: T) => number): T {
+  if (items.length === 0) throw new Error('no items')
+  const sorted = [...items].sort((a, b) => key(a) - key(b))
+  return sorted[Math.floor((sorted.length - 1) / 2)]!
+}
+
 export interface Machine { cpus: number, cpuModel: string, memoryGiB: number, node: string }
 
 const cells = (r: Row): string[] => [
