@@ -61,7 +61,8 @@ export const DEFAULTS: BenchFlags = {
 
 const HELP = `usage: npm run bench -- [flags]
   --only create,get,list,watch,update,memory,startup   workloads to run (default: all)
-  --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds})
+  --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds});
+                             each create round leaves its objects, so memory and start-up then run on more than --memory-objects
   --payload-bytes N          ConfigMap size (${DEFAULTS.payloadBytes})
   --warmup S                 unmeasured load before each throughput figure and its ceiling (${DEFAULTS.warmup} s)
   --create-duration S        --create-concurrency N   (${DEFAULTS.createDuration} s, ${DEFAULTS.createConcurrency}; the etcd and PostgreSQL ceilings use the same)
