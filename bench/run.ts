@@ -101,6 +101,11 @@ async function configMapBytes (target: Target): Promise<{ objects: number, bytes
   return { objects, bytes }
 }
 
+/** A note listing each round's ratio, beside the median the table shows. */
+function byRound<T> (what: string, rounds: T[], ratio: (r: T) => number): string {
+  return `${what} by round: ${rounds.map(r => `${ratio(r).toFixed(2)}x`).join(', ')} (the median is in the table)`
+}
+
 /** The measured processes, then the client's own figure, then the whole machine's. */
 function cpuParties ({ machine, ...processes }: Record<string, number>, client: string, clientMs: number): Record<string, number> {
   return { ...processes, [client]: clientMs, 'whole machine': machine ?? 0 }
@@ -148,7 +153,9 @@ async function main (): Promise<void> {
       const durationMs = flags.createDuration * 1000
       const c = flags.createConcurrency
       const postgresCpu = { postgres: () => commandCpuMs('postgres'), machine: machineCpuMs }
-      interface CreateRound { created: LoopResult, createCpu: Record<string, number>, rawPg: LoopResult, rawPgCpu: Record<string, number>, etcdPuts?: LoopResult, etcdCpu?: Record<string, number>, etcdVersion?: string }
+      interface CreateRound { created: LoopResult, createCpu: Record<string, number>, rawPg: LoopResult, rawPgCpu: Record<string, number>, etcdPuts?: LoopResult, etcdCpu?: Record<string, number> }
+      const vsPgOf = (r: CreateRound): number => r.created.perSecond / r.rawPg.perSecond
+      const vsEtcdOf = (r: CreateRound): number => r.created.perSecond / r.etcdPuts!.perSecond
       const measured: CreateRound[] = []
       let etcdSkipped: string | undefined
       for (let round = 0; round < flags.rounds; round++) {
@@ -171,7 +178,7 @@ async function main (): Promise<void> {
             const m = await cpuDuring({ etcd: () => processCpuMs(etcdPid), machine: machineCpuMs }, warmupMs,
               loop({ origin: etcd.origin }, { kind: 'etcd-put', prefix: 'e', payloadBytes: bytes }, c, { warmupMs, durationMs }))
             checkLoop('etcd put', m.result)
-            Object.assign(r, { etcdPuts: m.result, etcdCpu: m.cpuMs, etcdVersion: etcd.version })
+            Object.assign(r, { etcdPuts: m.result, etcdCpu: m.cpuMs })
           } finally {
             await etcd.stop()
             rmSync(join(workDir, 'etcd'), { recursive: true, force: true })
@@ -180,7 +187,7 @@ async function main (): Promise<void> {
         measured.push(r)
       }
       raw.create = measured.map(r => ({ server: r.created, serverCpuMs: r.createCpu, rawPostgres: r.rawPg, rawPostgresCpuMs: r.rawPgCpu, etcd: r.etcdPuts }))
-      const vsPg = medianOf(measured, r => r.created.perSecond / r.rawPg.perSecond)
+      const vsPg = medianOf(measured, vsPgOf)
       const figure = (r: CreateRound): string => `${round(r.created.perSecond)}/s (p99 ${round(r.created.latency.p99, 1)} ms)`
       const withEtcd = measured.filter(r => r.etcdPuts !== undefined)
       const etcdNotes: string[] = []
@@ -188,17 +195,17 @@ async function main (): Promise<void> {
         notes.push(`etcd ceiling skipped: ${etcdSkipped ?? 'not measured'}`)
         rows.push({ workload: 'create vs etcd', figure: figure(vsPg), ceiling: 'skipped', target: '>= 1.0x', note: 'etcd not available' })
       } else {
-        const vsEtcd = medianOf(withEtcd, r => r.created.perSecond / r.etcdPuts!.perSecond)
-        const ratio = vsEtcd.created.perSecond / vsEtcd.etcdPuts!.perSecond
+        const vsEtcd = medianOf(withEtcd, vsEtcdOf)
+        const ratio = vsEtcdOf(vsEtcd)
         rows.push({ workload: 'create vs etcd', figure: figure(vsEtcd), ceiling: `${round(vsEtcd.etcdPuts!.perSecond)} puts/s`, ratio, target: '>= 1.0x', pass: ratio >= 1 })
         etcdNotes.push(`CPU per etcd put: ${perRequest(cpuParties(vsEtcd.etcdCpu!, 'load generator', vsEtcd.etcdPuts!.cpuMs), vsEtcd.etcdPuts!.requests)}`)
-        if (measured.length > 1) etcdNotes.push(`create vs etcd by round: ${withEtcd.map(r => `${(r.created.perSecond / r.etcdPuts!.perSecond).toFixed(2)}x`).join(', ')} (the median is in the table)`)
+        if (measured.length > 1) etcdNotes.push(byRound('create vs etcd', withEtcd, vsEtcdOf))
       }
-      const pgRatio = vsPg.created.perSecond / vsPg.rawPg.perSecond
+      const pgRatio = vsPgOf(vsPg)
       rows.push({ workload: 'create vs PostgreSQL', figure: figure(vsPg), ceiling: `${round(vsPg.rawPg.perSecond)} tx/s`, ratio: pgRatio, target: '>= 1.5x', pass: pgRatio >= 1.5 })
       notes.push(`CPU per create: ${perRequest(cpuParties(vsPg.createCpu, 'load generator', vsPg.created.cpuMs), vsPg.created.requests)}`)
       notes.push(`CPU per raw PostgreSQL transaction: ${perRequest(cpuParties(vsPg.rawPgCpu, 'client', vsPg.rawPg.cpuMs), vsPg.rawPg.requests)}`)
-      if (measured.length > 1) notes.push(`create vs PostgreSQL by round: ${measured.map(r => `${(r.created.perSecond / r.rawPg.perSecond).toFixed(2)}x`).join(', ')} (the median is in the table)`)
+      if (measured.length > 1) notes.push(byRound('create vs PostgreSQL', measured, vsPgOf))
       notes.push(...etcdNotes)
     })
 
@@ -220,9 +227,10 @@ async function main (): Promise<void> {
         measured.push({ server: got, bareFastify: bare })
       }
       raw.get = measured
-      const { server: got, bareFastify: bare } = medianOf(measured, r => r.server.perSecond / r.bareFastify.perSecond)
+      const vsBare = (r: { server: LoopResult, bareFastify: LoopResult }): number => r.server.perSecond / r.bareFastify.perSecond
+      const { server: got, bareFastify: bare } = medianOf(measured, vsBare)
       rows.push({ workload: 'get', figure: `${round(got.perSecond)}/s (p99 ${round(got.latency.p99, 1)} ms)`, ceiling: `${round(bare.perSecond)}/s`, ratio: got.perSecond / bare.perSecond, target: '>= 0.6x', pass: got.perSecond >= 0.6 * bare.perSecond })
-      if (measured.length > 1) notes.push(`get by round: ${measured.map(r => `${(r.server.perSecond / r.bareFastify.perSecond).toFixed(2)}x`).join(', ')} (the median is in the table)`)
+      if (measured.length > 1) notes.push(byRound('get', measured, vsBare))
     })
 
     if (runs('list')) await attempt('list', async () => {
