@@ -58,11 +58,13 @@ try {
 /** One sample: its thread and its frames' symbols, innermost first. */
 interface Sample { tid: number, frames: string[] }
 const script = spawnSync('perf', ['script', '-i', data, '-F', 'tid,ip,sym'], { encoding: 'utf8', maxBuffer: 1 << 30 })
+if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr}`)
 rmSync(dir, { recursive: true, force: true })
 const samples: Sample[] = []
 for (const line of script.stdout.split('\n')) {
   if (line.trim() === '') continue
-  if (!line.startsWith('\t') && !line.startsWith(' ')) {
+  // perf pads the thread id with spaces, so a header is told from a frame by its shape.
+  if (/^\s*\d+\s*$/.test(line)) {
     samples.push({ tid: Number(line.trim()), frames: [] })
     continue
   }
