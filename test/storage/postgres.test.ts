@@ -81,6 +81,23 @@ describe('postgres storage', () => {
     assert.deepEqual((await next).map(r => r.status === 'fulfilled' ? (r.value as StoredObject).revision : r.reason), [1, 2, 3])
   })
 
+  it('drops the CHECK on event types from a log made before it went, and keeps its events', async (t) => {
+    const db = await testDatabase(t)
+    const client = await connect(t, db.url)
+    await client.query(`CREATE TABLE events (revision bigint PRIMARY KEY, key text COLLATE "C" NOT NULL,
+      type text NOT NULL CHECK (type IN ('ADDED', 'MODIFIED', 'DELETED')), value text NOT NULL)`)
+    const constraints = async (): Promise<string[]> => (await client.query<{ conname: string }>(
+      "SELECT conname FROM pg_constraint WHERE conrelid = 'events'::regclass AND contype = 'c'")).rows.map(r => r.conname)
+    assert.deepEqual(await constraints(), ['events_type_check'])
+    const s = await db.open()
+    assert.deepEqual(await constraints(), [])
+    await s.write({ type: 'create', key: key('ns', 'a'), value: configMap('ns', 'a') })
+    await s.close()
+    // Applying the schema again finds nothing to drop and leaves the log as it was.
+    await db.open()
+    assert.deepEqual((await client.query('SELECT revision, type FROM events')).rows, [{ revision: '1', type: 'ADDED' }])
+  })
+
   it('uses the index for prefix ranges', async (t) => {
     const db = await testDatabase(t)
     await db.open()
