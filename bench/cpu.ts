@@ -18,21 +18,45 @@ export function processCpuMs (pid: number): number {
   }
 }
 
-/** CPU ms so far of each process whose command name is `comm` (every postgres backend, say), by pid. */
-export function commandCpuMs (comm: string): Map<number, number> {
+/**
+ * Ms so far that one process's threads spent runnable but waiting for a core (the scheduler's
+ * run-queue delay, /proc/<pid>/task/<tid>/schedstat); 0 once it is gone or off Linux. Beside
+ * the CPU figures it tells a workload short of cores from one short of work.
+ */
+export function processWaitMs (pid: number | 'self'): number {
+  let tasks: string[]
+  try { tasks = readdirSync(`/proc/${pid}/task`) } catch { return 0 }
+  let ns = 0
+  for (const tid of tasks) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[1])
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return ns / 1e6
+}
+
+/** `read` of each process whose command name is `comm` (every postgres backend, say), by pid. */
+function byCommand (comm: string, read: (pid: number) => number): Map<number, number> {
   const byPid = new Map<number, number>()
   let entries: string[]
   try { entries = readdirSync('/proc') } catch { return byPid }
   for (const entry of entries) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue
     try {
-      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) byPid.set(Number(entry), processCpuMs(Number(entry)))
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) byPid.set(Number(entry), read(Number(entry)))
     } catch {
       // exited between the listing and the read
     }
   }
   return byPid
 }
+
+/** CPU ms so far of each process whose command name is `comm`, by pid. */
+export const commandCpuMs = (comm: string): Map<number, number> => byCommand(comm, processCpuMs)
+/** Run-queue wait ms so far of each process whose command name is `comm`, by pid. */
+export const commandWaitMs = (comm: string): Map<number, number> => byCommand(comm, processWaitMs)
 
 /** Busy CPU ms of the whole machine, every core summed (/proc/stat: all but idle and iowait). */
 export function machineCpuMs (): number {
@@ -74,7 +98,26 @@ export async function cpuDuring<T> (readers: CpuReaders, afterMs: number, done: 
   }
 }
 
-/** `server 280 µs, postgres 110 µs` per request, for the table's notes. */
+/** The prefix that marks a reading of run-queue wait among CPU readings (see `splitWaits`). */
+const WAIT = 'wait:'
+
+/** Readers of run-queue wait, named so that they can sit among CPU readers in one `cpuDuring`. */
+export function waitReaders (readers: CpuReaders): CpuReaders {
+  return Object.fromEntries(Object.entries(readers).map(([name, r]) => [`${WAIT}${name}`, r]))
+}
+
+/** Parts one `cpuDuring` result into its CPU readings and its wait readings (by their own names). */
+export function splitWaits (readings: Record<string, number>): { cpuMs: Record<string, number>, waitMs: Record<string, number> } {
+  const cpuMs: Record<string, number> = {}
+  const waitMs: Record<string, number> = {}
+  for (const [name, ms] of Object.entries(readings)) {
+    if (name.startsWith(WAIT)) waitMs[name.slice(WAIT.length)] = ms
+    else cpuMs[name] = ms
+  }
+  return { cpuMs, waitMs }
+}
+
+/** `server 280 µs, postgres 110 µs` per request, for the table's notes (CPU or waiting alike). */
 export function perRequest (cpuMs: Record<string, number>, requests: number): string {
   return Object.entries(cpuMs).map(([name, ms]) => `${name} ${Math.round(ms * 1000 / Math.max(1, requests))} µs`).join(', ')
 }

@@ -6,7 +6,7 @@ import { Pool } from 'undici'
 import type { Dispatcher } from 'undici'
 import { configMapBody, latencySummary, type LatencySummary } from './payload.js'
 import { openWatchStream, type WatchStream } from './watch-stream.js'
-import { processCpuMs } from './cpu.js'
+import { processCpuMs, processWaitMs } from './cpu.js'
 
 export interface Target {
   origin: string
@@ -44,6 +44,8 @@ export interface LoopResult {
   elapsedMs: number
   /** The generator's own CPU ms over the measured part. */
   cpuMs: number
+  /** Ms its threads spent runnable but waiting for a core over the measured part. */
+  waitMs: number
   statuses: Record<string, number>
   latency: LatencySummary
   /** Answers with a status the request kind does not count as success. */
@@ -186,7 +188,11 @@ async function loop (job: LoopJob): Promise<LoopResult> {
   const deadline = job.durationMs === undefined ? Infinity : start + job.durationMs
   const limit = job.count ?? Infinity
   let cpuAtStart = process.cpuUsage()
-  const startCpu = setTimeout(() => { cpuAtStart = process.cpuUsage() }, job.warmupMs ?? 0)
+  let waitAtStart = processWaitMs('self')
+  const startCpu = setTimeout(() => {
+    cpuAtStart = process.cpuUsage()
+    waitAtStart = processWaitMs('self')
+  }, job.warmupMs ?? 0)
 
   async function client (n: number): Promise<void> {
     const r = requester(job.request, n)
@@ -213,8 +219,9 @@ async function loop (job: LoopJob): Promise<LoopResult> {
   const elapsedMs = performance.now() - start
   clearTimeout(startCpu)
   const cpu = process.cpuUsage(cpuAtStart)
+  const waitMs = processWaitMs('self') - waitAtStart
   await p.close()
-  return { requests: latencies.length, perSecond: latencies.length / (elapsedMs / 1000), elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, statuses, latency: latencySummary(latencies), failures, firstFailure }
+  return { requests: latencies.length, perSecond: latencies.length / (elapsedMs / 1000), elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, waitMs, statuses, latency: latencySummary(latencies), failures, firstFailure }
 }
 
 async function list (job: ListJob): Promise<ListResult> {

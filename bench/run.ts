@@ -10,7 +10,7 @@ import { Pool } from 'undici'
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../storage/embedded.js'
 import { startServer, type RunningServer } from './apiserver.js'
 import { startEtcd } from './ceilings/etcd.js'
-import { commandCpuMs, cpuDuring, machineCpuMs, perRequest, processCpuMs } from './cpu.js'
+import { commandCpuMs, commandWaitMs, cpuDuring, machineCpuMs, perRequest, processCpuMs, processWaitMs, splitWaits, waitReaders } from './cpu.js'
 import { parseBenchFlags, type BenchFlags, type Workload } from './flags.js'
 import type { ListJob, ListResult, LoopJob, LoopResult, RequestKind, Target, WatchJob, WatchResult } from './load.js'
 import { configMapBody } from './payload.js'
@@ -153,7 +153,10 @@ async function main (): Promise<void> {
       const durationMs = flags.createDuration * 1000
       const c = flags.createConcurrency
       const postgresCpu = { postgres: () => commandCpuMs('postgres'), machine: machineCpuMs }
-      interface CreateRound { created: LoopResult, createCpu: Record<string, number>, rawPg: LoopResult, rawPgCpu: Record<string, number>, etcdPuts?: LoopResult, etcdCpu?: Record<string, number> }
+      interface CreateRound {
+        created: LoopResult, createCpu: Record<string, number>, createWait: Record<string, number>, rawPg: LoopResult, rawPgCpu: Record<string, number>
+        etcdPuts?: LoopResult, etcdCpu?: Record<string, number>, etcdWait?: Record<string, number>
+      }
       const vsPgOf = (r: CreateRound): number => r.created.perSecond / r.rawPg.perSecond
       const vsEtcdOf = (r: CreateRound): number => r.created.perSecond / r.etcdPuts!.perSecond
       const measured: CreateRound[] = []
@@ -161,13 +164,18 @@ async function main (): Promise<void> {
       for (let round = 0; round < flags.rounds; round++) {
         const of = flags.rounds > 1 ? ` (round ${round + 1} of ${flags.rounds})` : ''
         log(`create: ${c} clients for ${flags.createDuration} s${of}`)
-        const { result: created, cpuMs: createCpu } = await cpuDuring({ server: () => processCpuMs(running.pid), ...postgresCpu }, warmupMs,
-          loop(t, { kind: 'create', namespace: NS.create, prefix: `c${round}`, payloadBytes: bytes }, c, { warmupMs, durationMs }))
+        const serverCreate = await cpuDuring({
+          server: () => processCpuMs(running.pid),
+          ...postgresCpu,
+          ...waitReaders({ server: () => processWaitMs(running.pid), postgres: () => commandWaitMs('postgres') })
+        }, warmupMs, loop(t, { kind: 'create', namespace: NS.create, prefix: `c${round}`, payloadBytes: bytes }, c, { warmupMs, durationMs }))
+        const created = serverCreate.result
+        const { cpuMs: createCpu, waitMs: createWait } = splitWaits(serverCreate.cpuMs)
         checkLoop('create', created)
         log(`create ceiling: raw PostgreSQL INSERT+NOTIFY, ${c} connections${of}`)
         const { result: rawPg, cpuMs: rawPgCpu } = await cpuDuring(postgresCpu, warmupMs,
           runJson<LoopResult>('bench/ceilings/pg-insert.ts', { url: db.url, concurrency: c, warmupMs, durationMs, payloadBytes: bytes }))
-        const r: CreateRound = { created, createCpu, rawPg, rawPgCpu }
+        const r: CreateRound = { created, createCpu, createWait, rawPg, rawPgCpu }
         const etcd = await startEtcd(workDir)
         if (typeof etcd === 'string') {
           etcdSkipped = etcd
@@ -175,10 +183,11 @@ async function main (): Promise<void> {
           log(`create ceiling: etcd ${etcd.version} puts, ${c} clients${of}`)
           try {
             const etcdPid = etcd.pid
-            const m = await cpuDuring({ etcd: () => processCpuMs(etcdPid), machine: machineCpuMs }, warmupMs,
+            const m = await cpuDuring({ etcd: () => processCpuMs(etcdPid), machine: machineCpuMs, ...waitReaders({ etcd: () => processWaitMs(etcdPid) }) }, warmupMs,
               loop({ origin: etcd.origin }, { kind: 'etcd-put', prefix: 'e', payloadBytes: bytes }, c, { warmupMs, durationMs }))
             checkLoop('etcd put', m.result)
-            Object.assign(r, { etcdPuts: m.result, etcdCpu: m.cpuMs })
+            const { cpuMs: etcdCpu, waitMs: etcdWait } = splitWaits(m.cpuMs)
+            Object.assign(r, { etcdPuts: m.result, etcdCpu, etcdWait })
           } finally {
             await etcd.stop()
             rmSync(join(workDir, 'etcd'), { recursive: true, force: true })
@@ -186,7 +195,7 @@ async function main (): Promise<void> {
         }
         measured.push(r)
       }
-      raw.create = measured.map(r => ({ server: r.created, serverCpuMs: r.createCpu, rawPostgres: r.rawPg, rawPostgresCpuMs: r.rawPgCpu, etcd: r.etcdPuts }))
+      raw.create = measured.map(r => ({ server: r.created, serverCpuMs: r.createCpu, serverWaitMs: r.createWait, rawPostgres: r.rawPg, rawPostgresCpuMs: r.rawPgCpu, etcd: r.etcdPuts, etcdWaitMs: r.etcdWait }))
       const vsPg = medianOf(measured, vsPgOf)
       const figure = (r: CreateRound): string => `${round(r.created.perSecond)}/s (p99 ${round(r.created.latency.p99, 1)} ms)`
       const withEtcd = measured.filter(r => r.etcdPuts !== undefined)
@@ -199,11 +208,13 @@ async function main (): Promise<void> {
         const ratio = vsEtcdOf(vsEtcd)
         rows.push({ workload: 'create vs etcd', figure: figure(vsEtcd), ceiling: `${round(vsEtcd.etcdPuts!.perSecond)} puts/s`, ratio, target: '>= 1.0x', pass: ratio >= 1 })
         etcdNotes.push(`CPU per etcd put: ${perRequest(cpuParties(vsEtcd.etcdCpu!, 'load generator', vsEtcd.etcdPuts!.cpuMs), vsEtcd.etcdPuts!.requests)}`)
+        etcdNotes.push(`waiting for a core per etcd put: ${perRequest({ ...vsEtcd.etcdWait!, 'load generator': vsEtcd.etcdPuts!.waitMs }, vsEtcd.etcdPuts!.requests)}`)
         if (measured.length > 1) etcdNotes.push(byRound('create vs etcd', withEtcd, vsEtcdOf))
       }
       const pgRatio = vsPgOf(vsPg)
       rows.push({ workload: 'create vs PostgreSQL', figure: figure(vsPg), ceiling: `${round(vsPg.rawPg.perSecond)} tx/s`, ratio: pgRatio, target: '>= 1.5x', pass: pgRatio >= 1.5 })
       notes.push(`CPU per create: ${perRequest(cpuParties(vsPg.createCpu, 'load generator', vsPg.created.cpuMs), vsPg.created.requests)}`)
+      notes.push(`waiting for a core per create (runnable, not running): ${perRequest({ ...vsPg.createWait, 'load generator': vsPg.created.waitMs }, vsPg.created.requests)}`)
       notes.push(`CPU per raw PostgreSQL transaction: ${perRequest(cpuParties(vsPg.rawPgCpu, 'client', vsPg.rawPg.cpuMs), vsPg.rawPg.requests)}`)
       if (measured.length > 1) notes.push(byRound('create vs PostgreSQL', measured, vsPgOf))
       notes.push(...etcdNotes)

@@ -3,6 +3,7 @@
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { configMapBody, latencySummary } from '../payload.js'
+import { processWaitMs } from '../cpu.js'
 
 interface Options { url: string, concurrency: number, warmupMs: number, durationMs: number, payloadBytes: number }
 
@@ -16,7 +17,11 @@ for (const c of clients) c.release()
 
 const latencies: number[] = []
 let cpuAtStart = process.cpuUsage()
-setTimeout(() => { cpuAtStart = process.cpuUsage() }, opts.warmupMs)
+let waitAtStart = processWaitMs('self')
+setTimeout(() => {
+  cpuAtStart = process.cpuUsage()
+  waitAtStart = processWaitMs('self')
+}, opts.warmupMs)
 const start = performance.now() + opts.warmupMs
 const deadline = start + opts.durationMs
 await Promise.all(Array.from({ length: opts.concurrency }, async (_, n) => {
@@ -33,4 +38,4 @@ const elapsedMs = performance.now() - start
 const cpu = process.cpuUsage(cpuAtStart)
 await pool.query(`DROP TABLE ${TABLE}`)
 await pool.end()
-process.stdout.write(JSON.stringify({ requests: latencies.length, perSecond: latencies.length / (elapsedMs / 1000), elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, latency: latencySummary(latencies) }) + '\n')
+process.stdout.write(JSON.stringify({ requests: latencies.length, perSecond: latencies.length / (elapsedMs / 1000), elapsedMs, cpuMs: (cpu.user + cpu.system) / 1000, waitMs: processWaitMs('self') - waitAtStart, latency: latencySummary(latencies) }) + '\n')
