@@ -3,6 +3,7 @@
 // the kernel and the garbage collector (code is not compacted, so its addresses stay those
 // perf's map names). Needs `perf` (Debian: linux-perf).
 //   npx tsx bench/perf.ts [create|get] [seconds] [concurrency]   (DATABASE_URL or the local PostgreSQL)
+//   EXTRA_NODE_ARGS="--single-threaded-gc" npx tsx bench/perf.ts create 10   (Node flags to weigh)
 import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -32,7 +33,7 @@ url.pathname = `/${database}`
 const dir = mkdtempSync(join(tmpdir(), 'perf-bench-'))
 const data = join(dir, 'perf.data')
 
-const server = await startServer({ dataDir: join(dir, 'server'), port: await freePort(), storageUrl: url.toString(), nodeArgs: ['--perf-basic-prof', '--no-compact-code-space'] })
+const server = await startServer({ dataDir: join(dir, 'server'), port: await freePort(), storageUrl: url.toString(), nodeArgs: ['--perf-basic-prof', '--no-compact-code-space', ...(process.env.EXTRA_NODE_ARGS ?? '').split(' ').filter(Boolean)] })
 let result: LoopResult
 try {
   const path = `/api/v1/namespaces/default/configmaps`
