@@ -7,18 +7,13 @@ import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { SCHEMA_SQL } from '../storage/schema.js'
 import { configMapBody } from './payload.js'
+import { scratchDatabase } from './scratch-database.js'
 
 const [batchesArg = '2000', sizeArg = '30', payloadArg = '1024'] = process.argv.slice(2)
 const batches = Number(batchesArg)
 const size = Number(sizeArg)
-const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const database = `apply_writes_${process.pid}`
-const admin = new pg.Client({ connectionString: base })
-await admin.connect()
-await admin.query(`CREATE DATABASE ${database}`)
-const url = new URL(base)
-url.pathname = `/${database}`
-const client = new pg.Client({ connectionString: url.toString() })
+const db = await scratchDatabase('apply_writes')
+const client = new pg.Client({ connectionString: db.url })
 
 try {
   await client.connect()
@@ -54,6 +49,5 @@ try {
     `WAL ${(walBytes / writes).toFixed(0)} bytes/write, wall ${((t1 - t0) * 1000 / writes).toFixed(1)} µs/write\n`)
 } finally {
   await client.end().catch(() => {})
-  await admin.query(`DROP DATABASE ${database} WITH (FORCE)`)
-  await admin.end()
+  await db.drop()
 }

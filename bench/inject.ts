@@ -7,24 +7,18 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import pg from 'pg'
 import { buildApp } from '../plugins/app.js'
 import { configMapBody } from './payload.js'
 import { commandCpuMs } from './cpu.js'
+import { scratchDatabase } from './scratch-database.js'
 
 const [workload = 'create', total = '20000', concurrency = '64'] = process.argv.slice(2)
-const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const name = `inject_${process.pid}`
-const admin = new pg.Client({ connectionString: base })
-await admin.connect()
-await admin.query(`CREATE DATABASE ${name}`)
-const url = new URL(base)
-url.pathname = `/${name}`
+const db = await scratchDatabase('inject')
 
 const dir = mkdtempSync(join(tmpdir(), 'inject-bench-'))
 const tokenAuthFile = join(dir, 'tokens.csv')
 writeFileSync(tokenAuthFile, 'bench-token,bench,uid-bench,"system:masters"\n')
-const app = await buildApp({ databaseUrl: url.toString(), tokenAuthFile, compactionIntervalMs: 0 })
+const app = await buildApp({ databaseUrl: db.url, tokenAuthFile, compactionIntervalMs: 0 })
 await app.ready()
 const headers = { authorization: 'Bearer bench-token', 'content-type': 'application/json' }
 const ns = 'bench-inject'
@@ -56,7 +50,7 @@ function postgresCpuMs (): number {
 }
 /** Committed transactions in the benchmark's database: writes per transaction is the group commit's batch size. */
 async function commits (): Promise<number> {
-  return Number((await admin.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [name])).rows[0]!.n)
+  return Number((await db.admin.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = $1', [db.name])).rows[0]!.n)
 }
 
 await run(0, 2000) // warm-up: JIT, caches, connections
@@ -73,5 +67,4 @@ const transactions = await commits() - commits0
 process.stdout.write(`${workload}: ${n} requests, ${(n / (wall / 1000)).toFixed(0)}/s, CPU ${((cpu.user + cpu.system) / n).toFixed(1)} µs/request (user ${(cpu.user / n).toFixed(1)}, system ${(cpu.system / n).toFixed(1)}); ` +
   `PostgreSQL ${(pgMs * 1000 / n).toFixed(1)} µs/request, ${(n / Math.max(1, transactions)).toFixed(1)} requests per transaction\n`)
 await app.close()
-await admin.query(`DROP DATABASE ${name} WITH (FORCE)`)
-await admin.end()
+await db.drop()

@@ -8,10 +8,10 @@ import { spawn, spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { startServer } from './apiserver.js'
 import type { LoopResult } from './load.js'
 import { freePort, runJson } from './process.js'
+import { scratchDatabase } from './scratch-database.js'
 
 const [workload = 'create', secondsArg = '20', concurrencyArg = '64'] = process.argv.slice(2)
 if (workload !== 'create' && workload !== 'get') throw new Error(`workload must be create or get, not ${workload}`)
@@ -23,17 +23,11 @@ const seconds = Number(secondsArg)
 const HZ = 999
 const WARMUP_MS = 3000
 
-const base = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-const database = `perf_${process.pid}`
-const admin = new pg.Client({ connectionString: base })
-await admin.connect()
-await admin.query(`CREATE DATABASE ${database}`)
-const url = new URL(base)
-url.pathname = `/${database}`
+const db = await scratchDatabase('perf')
 const dir = mkdtempSync(join(tmpdir(), 'perf-bench-'))
 const data = join(dir, 'perf.data')
 
-const server = await startServer({ dataDir: join(dir, 'server'), port: await freePort(), storageUrl: url.toString(), nodeArgs: ['--perf-basic-prof', '--no-compact-code-space', ...(process.env.EXTRA_NODE_ARGS ?? '').split(' ').filter(Boolean)] })
+const server = await startServer({ dataDir: join(dir, 'server'), port: await freePort(), storageUrl: db.url, nodeArgs: ['--perf-basic-prof', '--no-compact-code-space', ...(process.env.EXTRA_NODE_ARGS ?? '').split(' ').filter(Boolean)] })
 let result: LoopResult
 try {
   const path = `/api/v1/namespaces/default/configmaps`
@@ -52,8 +46,7 @@ try {
   await recorded
 } finally {
   await server.stop()
-  await admin.query(`DROP DATABASE ${database} WITH (FORCE)`)
-  await admin.end()
+  await db.drop()
 }
 
 /** One sample: its thread and its frames' symbols, innermost first. */
