@@ -70,6 +70,8 @@ export interface AppOptions {
   authorizationWebhook?: WebhookAuthorizerOptions
   admission?: { enable?: string[], disable?: string[] }
   bookmarkIntervalMs?: number
+  /** Unsent watch output at which a slow client's stream is closed (default 16 MiB). */
+  watchMaxBufferedBytes?: number
   /** --api-audiences: what request tokens must be valid for; default the service-account issuer. */
   apiAudiences?: string[]
   /** --enable-bootstrap-token-auth */
@@ -178,7 +180,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(storageObjectInUseProtection)
 
   await app.register(protobuf)
-  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs } })
+  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes } })
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on
   // a big database) while the remaining plugins register and the server binds; onReady awaits

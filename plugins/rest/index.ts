@@ -10,7 +10,7 @@ import { GenericStore, type Caller } from './store.js'
 import { negotiate } from './negotiation.js'
 import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty, type FieldValidation } from './options.js'
 import { sendDocument, sendList, sendObject, type EncodeOptions } from './encode.js'
-import { serveWatch, type WatchSettings } from './watch.js'
+import { MAX_BUFFERED_BYTES, serveWatch, type WatchSettings } from './watch.js'
 import { applyPatch, PATCH_TYPES } from './patch.js'
 import { defaultManager } from './managed-fields.js'
 import { duplicateFields } from './duplicate-fields.js'
@@ -74,7 +74,10 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   const stores: GenericStore[] = []
   const byPath = new Map<string, GenericStore>()
   const byGroupResource = new Map<string, GenericStore>()
-  const watchSettings: WatchSettings = { bookmarkIntervalMs: opts.watch?.bookmarkIntervalMs ?? 10_000 }
+  const watchSettings: WatchSettings = {
+    bookmarkIntervalMs: opts.watch?.bookmarkIntervalMs ?? 10_000,
+    maxBufferedBytes: opts.watch?.maxBufferedBytes ?? MAX_BUFFERED_BYTES
+  }
 
   const registry: ResourceRegistry = {
     add (resource) {

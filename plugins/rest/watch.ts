@@ -11,12 +11,16 @@ import { matchesFields, matchesLabels } from './selectors.js'
 import { table } from './table.js'
 import type { Representation } from './negotiation.js'
 
-/** Writes slower than this much unsent output close the stream; the client re-watches. */
-const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
+/** Default of WatchSettings.maxBufferedBytes. */
+export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 const MIN_DEFAULT_TIMEOUT_S = 1800
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end'
 
-export interface WatchSettings { bookmarkIntervalMs: number }
+export interface WatchSettings {
+  bookmarkIntervalMs: number
+  /** A client reading slower than this much unsent output has its stream closed; it re-watches. */
+  maxBufferedBytes: number
+}
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED'
 
@@ -145,6 +149,13 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     if (pending.length === 0 || raw.destroyed || raw.writableEnded) return
     const parts = pending
     pending = []
+    // What earlier rounds left unsent (the response's writableLength counts its socket's too)
+    // tells a slow reader; this round's own size does not, or a large burst of initial events
+    // would close a client that reads as fast as it can.
+    if (raw.writableLength > settings.maxBufferedBytes) {
+      finish()
+      return
+    }
     const chunk = chunkOf(parts)
     const socket = raw.socket
     if (socket instanceof Socket && (raw as { chunkedEncoding?: boolean }).chunkedEncoding === true) {
@@ -160,7 +171,6 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
       raw.write(chunk)
       socket?.uncork()
     }
-    if (raw.writableLength > MAX_BUFFERED_BYTES) finish()
   }
   const send = (chunk: string | Buffer): void => {
     if (closed) return

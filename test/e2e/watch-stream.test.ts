@@ -1,10 +1,12 @@
 // A watch over a real TLS connection, as bytes: the chunked framing the server writes straight
-// to the socket for each flush round, the last chunk when the watch times out, and the same
-// kept-alive connection serving the next request.
+// to the socket for each flush round, the last chunk when the watch times out, the same
+// kept-alive connection serving the next request, and the cap on what a slow reader leaves unsent.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:https'
+import { connect, type TLSSocket } from 'node:tls'
 import { parse as parseYaml } from 'yaml'
 import { startTestServer } from '../helpers/tls-app.js'
 
@@ -75,4 +77,76 @@ test('watch over TLS: chunked events, a clean end at the timeout, and the connec
   assert.equal(after.status, 200)
   assert.equal(after.socketId, watch.socketId)
   assert.equal((JSON.parse(after.body) as { metadata: { name: string } }).metadata.name, 'during-0')
+})
+
+/** The admin credentials of a test server's kubeconfig, as PEM. */
+function credentialsOf (kubeconfig: string): { ca: string, cert: string, key: string } {
+  const config = parseYaml(readFileSync(kubeconfig, 'utf8')) as {
+    clusters: Array<{ cluster: Record<string, string> }>
+    users: Array<{ user: Record<string, string> }>
+  }
+  const pem = (b64: string): string => Buffer.from(b64, 'base64').toString('utf8')
+  return {
+    ca: pem(config.clusters[0]!.cluster['certificate-authority-data']!),
+    cert: pem(config.users[0]!.user['client-certificate-data']!),
+    key: pem(config.users[0]!.user['client-key-data']!)
+  }
+}
+
+/** Creates a ConfigMap with a payload of `bytes`; returns the status. */
+function createBig (url: string, agent: Agent, name: string, bytes: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${url}/api/v1/namespaces/default/configmaps`, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (r) => { r.resume(); r.on('end', () => resolve(r.statusCode!)) })
+    req.on('error', reject)
+    req.end(JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { payload: 'x'.repeat(bytes) } }))
+  })
+}
+
+/** A raw TLS connection sending one watch request; `ended` settles at the stream's last chunk. */
+async function rawWatch (t: { after (fn: () => unknown): void }, url: string, creds: { ca: string, cert: string, key: string }, query: string): Promise<{ socket: TLSSocket, text: () => string, ended: Promise<void> }> {
+  const socket = connect({ host: '127.0.0.1', port: Number(new URL(url).port), ...creds })
+  t.after(() => socket.destroy())
+  await once(socket, 'secureConnect')
+  let text = ''
+  const ended = new Promise<void>((resolve) => {
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1')
+      if (text.endsWith('\r\n0\r\n\r\n')) resolve()
+    })
+  })
+  socket.write(`GET /api/v1/namespaces/default/configmaps?watch=true&${query} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`)
+  return { socket, text: () => text, ended }
+}
+
+const added = (text: string): number => text.split('"type":"ADDED"').length - 1
+const within = <T>(ms: number, p: Promise<T>): Promise<T | 'timeout'> =>
+  Promise.race([p, new Promise<'timeout'>(resolve => setTimeout(() => resolve('timeout'), ms).unref())])
+
+test('watch over TLS: the unsent-output cap closes a client that stops reading, not one that reads a large burst', async (t) => {
+  const cap = 64 * 1024
+  const server = await startTestServer(t, { watchMaxBufferedBytes: cap })
+  const creds = credentialsOf(server.kubeconfig)
+  const writer = new Agent({ keepAlive: true, ...creds })
+  t.after(() => writer.destroy())
+
+  // A reader keeping up: initial events far over the cap in one round, then a live event.
+  for (let i = 0; i < 5; i++) assert.equal(await createBig(server.url, writer, `initial-${i}`, 200 * 1024), 201)
+  const reader = await rawWatch(t, server.url, creds, 'timeoutSeconds=3')
+  await new Promise(resolve => setTimeout(resolve, 300))
+  assert.equal(await createBig(server.url, writer, 'live', 10), 201)
+  assert.notEqual(await within(10_000, reader.ended), 'timeout', 'the watch did not end at its timeout')
+  assert.equal(added(reader.text()), 6, 'every initial event and the live one')
+
+  // A reader that stops: far more than the loopback socket buffers on both sides hold, so most
+  // of it waits in the server, and the stream is closed long before its own timeout.
+  const stalled = await rawWatch(t, server.url, creds, `resourceVersion=0&timeoutSeconds=120`)
+  stalled.socket.pause()
+  await new Promise(resolve => setTimeout(resolve, 200))
+  const writes = 100
+  for (let i = 0; i < writes; i++) assert.equal(await createBig(server.url, writer, `big-${i}`, 200 * 1024), 201)
+  stalled.socket.resume()
+  assert.notEqual(await within(30_000, stalled.ended), 'timeout', 'the stalled watch was not closed')
+  assert.match(stalled.text(), /^HTTP\/1\.1 200 /)
+  const delivered = added(stalled.text())
+  assert.ok(delivered > 0 && delivered < 6 + writes, `delivered ${delivered} of ${6 + writes} events before the close`)
 })
