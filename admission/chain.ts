@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject, Resource } from '../resources/define.js'
-import type { UserInfo } from '../auth/authn.js'
+import type { UserInfo } from '../resources/user-info.js'
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'
 

@@ -2,7 +2,7 @@
 // several defaults the claim is refused. Updates are left alone.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { forbidden } from '../plugins/errors.js'
+import { forbidden } from '../resources/status.js'
 import { ANNOTATIONS, GROUPS } from '../resources/naming.js'
 import type { AnyObject } from '../resources/define.js'
 

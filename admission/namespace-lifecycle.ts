@@ -2,7 +2,7 @@
 // namespaces cannot be deleted.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { ApiError, forbidden, notFound } from '../plugins/errors.js'
+import { ApiError, forbidden, notFound } from '../resources/status.js'
 import { PROTECTED_NAMESPACES } from '../resources/naming.js'
 
 const NAMESPACES = { group: '', resource: 'namespaces' }

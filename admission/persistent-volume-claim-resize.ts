@@ -1,7 +1,7 @@
 // PersistentVolumeClaimResize: a claim may grow only when bound and when its class allows expansion.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { forbidden } from '../plugins/errors.js'
+import { forbidden } from '../resources/status.js'
 import { GROUPS } from '../resources/naming.js'
 import { compareQuantities } from '../resources/quantity.js'
 

@@ -4,11 +4,11 @@
 import fp from 'fastify-plugin'
 import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import { forbidden, notFound } from '../plugins/errors.js'
+import { forbidden, notFound } from '../resources/status.js'
 import { GROUPS } from '../resources/naming.js'
 import type { AnyObject } from '../resources/define.js'
 import type { AdmissionAttributes } from './chain.js'
-import { PRIVILEGED_GROUP, type UserInfo } from '../auth/authn.js'
+import { PRIVILEGED_GROUP, type UserInfo } from '../resources/user-info.js'
 import { compactRules, compactString, goStringList, uncovered, type PolicyRule } from '../auth/rbac/rules.js'
 import type { RoleRef } from '../auth/rbac/resolver.js'
 

@@ -2,15 +2,9 @@
 // decides; invalid credentials are 401 at once, never a fall-through to anonymous.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiError, unauthorized } from '../plugins/errors.js'
+import { ApiError, unauthorized } from '../resources/status.js'
 import { bearerToken } from './authenticators/bearer.js'
-
-export interface UserInfo {
-  username: string
-  uid?: string
-  groups: string[]
-  extra?: Record<string, string[]>
-}
+import { withAuthenticatedGroup, type UserInfo } from '../resources/user-info.js'
 
 /**
  * Returns the user when the request carries credentials this method recognises and they are
@@ -50,23 +44,9 @@ export interface AuthenticationChain {
 
 export interface AuthnOptions { apiAudiences?: string[] }
 
-export const AUTHENTICATED_GROUP = 'system:authenticated'
-/** Members hold every permission, whatever the authorizers say (escalation checks too). */
-export const PRIVILEGED_GROUP = 'system:masters'
-/** The identity the server's own start-up writes use (default roles, aggregation). */
-export const APISERVER_USER: UserInfo = { username: 'system:apiserver', groups: [PRIVILEGED_GROUP, AUTHENTICATED_GROUP] }
-
 declare module 'fastify' {
   interface FastifyInstance { authn: AuthenticationChain }
   interface FastifyRequest { user: UserInfo }
-}
-
-/** Adds system:authenticated unless the user is anonymous or already has it. */
-export function withAuthenticatedGroup (user: UserInfo): UserInfo {
-  const groups = user.groups.includes(AUTHENTICATED_GROUP) || user.username === 'system:anonymous'
-    ? user.groups
-    : [...user.groups, AUTHENTICATED_GROUP]
-  return { ...user, groups }
 }
 
 export default fp(async function authn (fastify: FastifyInstance, opts: AuthnOptions) {

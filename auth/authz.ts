@@ -2,45 +2,9 @@
 // order; the first Allow or Deny decides and no opinion from every mode is 403.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiError } from '../plugins/errors.js'
-import { PRIVILEGED_GROUP, type UserInfo } from './authn.js'
-
-/** What is being asked, as the spec lists request attributes. */
-export interface Attributes {
-  user: UserInfo
-  verb: string
-  isResourceRequest: boolean
-  /** Non-resource requests: the path. */
-  path: string
-  apiGroup: string
-  apiVersion: string
-  resource: string
-  subresource: string
-  namespace: string
-  name: string
-}
-
-export type Decision = 'Allow' | 'Deny' | 'NoOpinion'
-export interface Verdict { decision: Decision, reason?: string }
-
-/** Decides one request; must not throw for ordinary denials (return Deny). */
-export type Authorizer = (attrs: Attributes) => Promise<Verdict> | Verdict
-
-/** A rule as access reviews report it (rbac PolicyRule shape). */
-export interface ResourceRule { verbs: string[], apiGroups?: string[], resources?: string[], resourceNames?: string[] }
-export interface NonResourceRule { verbs: string[], nonResourceURLs: string[] }
-
-/** What a mode can tell about a user's rules in a namespace (SelfSubjectRulesReview). */
-export interface RuleSet {
-  resourceRules: ResourceRule[]
-  nonResourceRules: NonResourceRule[]
-  /** The mode could not list everything it would allow. */
-  incomplete: boolean
-  evaluationError?: string
-}
-
-/** Lists a user's rules in a namespace; modes that cannot list rules register none. */
-export type RuleResolver = (user: UserInfo, namespace: string) => Promise<RuleSet> | RuleSet
+import { ApiError } from '../resources/status.js'
+import { PRIVILEGED_GROUP, type UserInfo } from '../resources/user-info.js'
+import type { Attributes, Authorizer, RuleResolver, RuleSet, Verdict } from '../resources/authorization.js'
 
 export interface AuthorizationChain {
   /** Appends a mode; without a rule resolver its rules count as incomplete in rules reviews. */

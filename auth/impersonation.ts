@@ -3,10 +3,11 @@
 // user extras, uids); the request then runs, and is authorized, as the target.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { badRequest } from '../plugins/errors.js'
+import { badRequest } from '../resources/status.js'
 import { GROUPS, IMPERSONATE_HEADERS, SERVICE_ACCOUNTS } from '../resources/naming.js'
-import { AUTHENTICATED_GROUP, type UserInfo } from './authn.js'
-import { forbiddenMessage, type Attributes } from './authz.js'
+import { AUTHENTICATED_GROUP, type UserInfo } from '../resources/user-info.js'
+import { forbiddenMessage } from './authz.js'
+import { type Attributes } from '../resources/authorization.js'
 import { ANONYMOUS_USER, UNAUTHENTICATED_GROUP } from './authenticators/anonymous.js'
 
 /** Every value of a header, repeated headers kept apart (Node joins unknown ones with ", "). */

@@ -3,7 +3,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject } from '../resources/define.js'
 import { GROUPS } from '../resources/naming.js'
-import { badRequest, conflict, invalid, notFound, type FieldError } from '../plugins/errors.js'
+import { badRequest, conflict, invalid, notFound, type FieldError } from '../resources/status.js'
 import { readObject } from './authenticators/lookup.js'
 
 const MIN_EXPIRATION_SECONDS = 600

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { defineResource, type AnyObject } from '../resources/define.js'
 import { objectSchema } from '../resources/meta.js'
 import { GROUPS } from '../resources/naming.js'
-import { badRequest } from '../plugins/errors.js'
+import { badRequest } from '../resources/status.js'
 
 const UserInfo = Type.Object({
   username: Type.Optional(Type.String()),

@@ -4,11 +4,11 @@ import fp from 'fastify-plugin'
 import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { GROUPS } from '../resources/naming.js'
-import { ApiError } from '../plugins/errors.js'
+import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import type { GenericStore } from '../plugins/rest/store.js'
 import { matchesLabels, type LabelSelector } from '../plugins/rest/selectors.js'
-import { APISERVER_USER } from '../auth/authn.js'
+import { APISERVER_USER } from '../resources/user-info.js'
 
 const OPERATORS: Record<string, LabelSelector[number]['op']> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' }
 

@@ -2,7 +2,7 @@
 // owned by the pod (so it goes when the pod goes).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from '../plugins/errors.js'
+import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import type { GenericStore } from '../plugins/rest/store.js'
 import { CONTROLLER_WRITE, controllerCaller, eventLoop } from './loop.js'

@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { FINALIZERS } from '../resources/naming.js'
-import { ApiError } from '../plugins/errors.js'
+import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import type { GenericStore } from '../plugins/rest/store.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'

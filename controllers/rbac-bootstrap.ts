@@ -4,10 +4,10 @@ import fp from 'fastify-plugin'
 import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { GROUPS, RBAC } from '../resources/naming.js'
-import { ApiError } from '../plugins/errors.js'
+import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import type { Caller, GenericStore } from '../plugins/rest/store.js'
-import { APISERVER_USER } from '../auth/authn.js'
+import { APISERVER_USER } from '../resources/user-info.js'
 import { uncovered, type PolicyRule } from '../auth/rbac/rules.js'
 import {
   clusterRoleBindingObject, clusterRoleObject, DEFAULT_CLUSTER_ROLE_BINDINGS, DEFAULT_CLUSTER_ROLES

@@ -2,7 +2,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { ROOT_CA_CONFIGMAP } from '../resources/naming.js'
-import { ApiError } from '../plugins/errors.js'
+import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 

@@ -2,7 +2,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { CONTROLLER_USER, NAMESPACES } from '../resources/naming.js'
-import { ApiError } from '../plugins/errors.js'
+import { ApiError } from '../resources/status.js'
 
 export default fp(async function systemNamespaces (fastify: FastifyInstance) {
   fastify.addHook('onReady', async () => {

@@ -3,7 +3,7 @@
 // (aggregated-discovery.ts) when the client asks for it before plain JSON.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { pathNotFound } from './errors.js'
+import { pathNotFound } from '../resources/status.js'
 import type { Resource } from '../resources/define.js'
 import { sendDocument } from './rest/encode.js'
 import { negotiate } from './rest/negotiation.js'

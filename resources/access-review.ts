@@ -1,10 +1,10 @@
 // What the access-review kinds share: their schemas, validation and how a review's spec becomes
 // authorization attributes and its answer a status.
 import { Type } from '@sinclair/typebox'
-import { badRequest, invalid, type FieldError } from '../plugins/errors.js'
+import { badRequest, invalid, type FieldError } from './status.js'
 import type { AnyObject, VirtualContext } from './define.js'
-import type { Attributes } from '../auth/authz.js'
-import type { UserInfo } from '../auth/authn.js'
+import type { Attributes } from './authorization.js'
+import type { UserInfo } from './user-info.js'
 import { GROUPS } from './naming.js'
 import { objectSchema } from './meta.js'
 

@@ -1,8 +1,8 @@
 // What a kind is: a declarative definition the generic REST machinery serves.
 import type { Static, TObject } from '@sinclair/typebox'
-import type { FieldError } from '../plugins/errors.js'
-import type { UserInfo } from '../auth/authn.js'
-import type { Attributes, RuleSet, Verdict } from '../auth/authz.js'
+import type { FieldError } from './status.js'
+import type { UserInfo } from './user-info.js'
+import type { Attributes, RuleSet, Verdict } from './authorization.js'
 
 export type Scope = 'Namespaced' | 'Cluster'
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'

@@ -2,7 +2,7 @@
 // in this namespace? The namespace of the review must be the one in the path.
 import { defineResource } from './define.js'
 import { GROUPS } from './naming.js'
-import { badRequest } from '../plugins/errors.js'
+import { badRequest } from './status.js'
 import { review, specOf, subjectAccessReviewSchema, subjectOf, throwIfInvalid, validateAttributesChoice, validateSubject } from './access-review.js'
 
 const schema = subjectAccessReviewSchema('LocalSubjectAccessReview', 'LocalSubjectAccessReview checks whether a user or group may perform an action in one namespace.')

@@ -1,7 +1,7 @@
 // Schemas and validation shared by the four RBAC kinds (Role, ClusterRole, RoleBinding,
 // ClusterRoleBinding), worded as the reference server words them.
 import { Type } from '@sinclair/typebox'
-import type { FieldError } from '../plugins/errors.js'
+import type { FieldError } from './status.js'
 import type { Column, Strategy } from './define.js'
 import { canonicalGroup, GROUPS } from './naming.js'
 import { dnsSubdomainProblems, invalidEach, pathSegmentProblems } from './validation.js'

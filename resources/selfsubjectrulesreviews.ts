@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { defineResource } from './define.js'
 import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
-import { badRequest } from '../plugins/errors.js'
+import { badRequest } from './status.js'
 
 const Strings = () => Type.Array(Type.String())
 

@@ -1,5 +1,5 @@
 // Validation rules shared by many kinds, worded as the reference server words them.
-import type { FieldError } from '../plugins/errors.js'
+import type { FieldError } from './status.js'
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/

@@ -2,7 +2,7 @@
 // authenticator accepted is 401 instead (the chain checks that before asking this one).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { unauthorized } from '../../plugins/errors.js'
+import { unauthorized } from '../../resources/status.js'
 import { bearerToken } from './bearer.js'
 
 export const ANONYMOUS_USER = 'system:anonymous'

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject } from '../../resources/define.js'
-import { ApiError } from '../../plugins/errors.js'
+import { ApiError } from '../../resources/status.js'
 
 /**
  * An object as authenticators see it: from the kind's watch cache, or, when the cache has not

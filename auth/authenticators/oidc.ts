@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, errors as joseErrors, type JSONWebKeySet, type JWTPayload } from 'jose'
-import type { UserInfo } from '../authn.js'
+import type { UserInfo } from '../../resources/user-info.js'
 import { fetchJson } from '../https-client.js'
 
 export interface OidcOptions {

@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import { X509Certificate } from 'node:crypto'
 import type { TLSSocket } from 'node:tls'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import type { UserInfo } from '../authn.js'
+import type { UserInfo } from '../../resources/user-info.js'
 
 export interface RequestHeaderOptions {
   /** --requestheader-client-ca-file contents (PEM bundle). */

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { GROUPS, SERVICE_ACCOUNTS } from '../../resources/naming.js'
 import type { VerifiedToken } from '../service-account-tokens.js'
-import type { UserInfo } from '../authn.js'
+import type { UserInfo } from '../../resources/user-info.js'
 import { readObject } from './lookup.js'
 
 const EXTRA = {

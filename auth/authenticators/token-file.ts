@@ -2,7 +2,7 @@
 import fp from 'fastify-plugin'
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
-import type { UserInfo } from '../authn.js'
+import type { UserInfo } from '../../resources/user-info.js'
 
 /** Splits one CSV line, honouring double quotes (RFC 4180). */
 function csvFields (line: string, where: string): string[] {

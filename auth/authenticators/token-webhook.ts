@@ -7,7 +7,8 @@ import { dirname, resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { parse as parseYaml } from 'yaml'
 import { GROUPS } from '../../resources/naming.js'
-import type { TokenResult, UserInfo } from '../authn.js'
+import type { TokenResult } from '../authn.js'
+import type { UserInfo } from '../../resources/user-info.js'
 import { fetchJson, type TlsCredentials } from '../https-client.js'
 
 export interface TokenWebhookOptions {

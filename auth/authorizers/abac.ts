@@ -3,10 +3,10 @@
 import fp from 'fastify-plugin'
 import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
-import type { Attributes, RuleSet } from '../authz.js'
-import type { UserInfo } from '../authn.js'
+import type { Attributes, RuleSet } from '../../resources/authorization.js'
+import type { UserInfo } from '../../resources/user-info.js'
 import { ABAC_API_VERSION } from '../../resources/naming.js'
-import { AUTHENTICATED_GROUP } from '../authn.js'
+import { AUTHENTICATED_GROUP } from '../../resources/user-info.js'
 import { nonResourceURLMatches } from '../rbac/rules.js'
 
 export interface PolicySpec {

@@ -4,7 +4,7 @@
 // system:node rules; any other user gets no opinion.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Attributes, Verdict } from '../authz.js'
+import type { Attributes, Verdict } from '../../resources/authorization.js'
 import { GROUPS } from '../../resources/naming.js'
 import { ruleAllows } from '../rbac/rules.js'
 import { DEFAULT_CLUSTER_ROLES } from '../rbac/bootstrap-policy.js'

@@ -1,8 +1,8 @@
 // RBAC mode: allows what a role bound to the user (or one of its groups) allows; never denies.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Attributes, NonResourceRule, ResourceRule, RuleSet, Verdict } from '../authz.js'
-import type { UserInfo } from '../authn.js'
+import type { Attributes, NonResourceRule, ResourceRule, RuleSet, Verdict } from '../../resources/authorization.js'
+import type { UserInfo } from '../../resources/user-info.js'
 import { ruleAllows } from '../rbac/rules.js'
 
 export default fp(async function rbacAuthorizer (fastify: FastifyInstance) {

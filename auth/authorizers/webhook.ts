@@ -2,7 +2,7 @@
 // denied, or neither (no opinion). Answers are cached for the configured TTLs.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { Attributes, Verdict } from '../authz.js'
+import type { Attributes, Verdict } from '../../resources/authorization.js'
 import { GROUPS } from '../../resources/naming.js'
 import { webhookClientFromKubeconfig } from '../webhook-client.js'
 

@@ -2,7 +2,7 @@
 // defines them (for the kinds and endpoints this server has, plus the common workload kinds).
 import type { AnyObject } from '../../resources/define.js'
 import { GROUPS, group, LABELS, RBAC } from '../../resources/naming.js'
-import { AUTHENTICATED_GROUP, PRIVILEGED_GROUP } from '../authn.js'
+import { AUTHENTICATED_GROUP, PRIVILEGED_GROUP } from '../../resources/user-info.js'
 import { UNAUTHENTICATED_GROUP } from '../authenticators/anonymous.js'
 import type { PolicyRule } from './rules.js'
 

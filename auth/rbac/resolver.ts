@@ -3,7 +3,7 @@
 // authorizing a request costs no SQL.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { UserInfo } from '../authn.js'
+import type { UserInfo } from '../../resources/user-info.js'
 import type { AnyObject } from '../../resources/define.js'
 import { GROUPS } from '../../resources/naming.js'
 import type { GenericStore } from '../../plugins/rest/store.js'

@@ -1,6 +1,6 @@
 // RBAC rule semantics: whether a rule allows a request, and whether one set of rules covers
 // another (escalation prevention), as the reference server defines them.
-import type { Attributes } from '../authz.js'
+import type { Attributes } from '../../resources/authorization.js'
 
 export interface PolicyRule {
   verbs: string[]

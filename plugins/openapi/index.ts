@@ -2,7 +2,7 @@
 // version), generated once the kinds are registered and cached with content-hash ETags.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { notAcceptable, pathNotFound } from '../errors.js'
+import { notAcceptable, pathNotFound } from '../../resources/status.js'
 import { MEDIA_TYPES, SERVER_NAME } from '../../resources/naming.js'
 import { versionInfo } from '../version.js'
 import { buildV2, buildV3, contentHash, v2Document, type Document } from './documents.js'

@@ -2,7 +2,7 @@
 // with the codec, and answers error Statuses in protobuf to clients that ask for it first.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { badRequest, unsupportedMediaType } from '../errors.js'
+import { badRequest, unsupportedMediaType } from '../../resources/status.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
 import type { AnyObject } from '../../resources/define.js'
 import { negotiate } from '../rest/negotiation.js'

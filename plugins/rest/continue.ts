@@ -1,5 +1,5 @@
 // Continue tokens: the snapshot revision and the key to start after, opaque to clients.
-import { badRequest } from '../errors.js'
+import { badRequest } from '../../resources/status.js'
 
 interface Token { v: string, rv: number, start: string }
 const VERSION = 'meta.k8s.io/v1'

@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
-import { badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../errors.js'
+import { badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../../resources/status.js'
 import { keyPrefix, type AnyObject, type Resource, type SubresourceDefinition, type Verb } from '../../resources/define.js'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'

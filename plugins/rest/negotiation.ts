@@ -1,5 +1,5 @@
 // Content negotiation: which representation an Accept header asks for, in its order of preference.
-import { notAcceptable } from '../errors.js'
+import { notAcceptable } from '../../resources/status.js'
 import { MEDIA_TYPES, TABLE_GROUPS } from '../../resources/naming.js'
 
 export type Representation =

@@ -1,6 +1,6 @@
 // Query options of each verb, parsed and validated as the reference server does: malformed
 // values are 400, semantically invalid ones 422 with the options kind (ListOptions, ...).
-import { badRequest, invalid, type FieldError } from '../errors.js'
+import { badRequest, invalid, type FieldError } from '../../resources/status.js'
 import { GROUPS } from '../../resources/naming.js'
 
 type Query = Record<string, string | string[] | undefined>

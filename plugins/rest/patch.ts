@@ -1,7 +1,7 @@
 // Patch forms applied to the stored object: JSON Patch (RFC 6902), JSON Merge Patch (RFC 7386)
 // and strategic merge patch (strategic-merge.ts).
 import jsonpatch from 'fast-json-patch'
-import { ApiError, badRequest } from '../errors.js'
+import { ApiError, badRequest } from '../../resources/status.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
 import type { TSchema } from '@sinclair/typebox'
 import { strategicMergePatch } from './strategic-merge.js'

@@ -1,6 +1,6 @@
 // One pass over a request body against its kind's JSON schema: fills defaults, finds unknown
 // fields (dropped, warned or refused by fieldValidation) and type errors, with k8s field paths.
-import type { FieldError } from '../errors.js'
+import type { FieldError } from '../../resources/status.js'
 import { canonicalQuantity, QUANTITY_MESSAGE } from '../../resources/quantity.js'
 
 type Schema = Record<string, any>

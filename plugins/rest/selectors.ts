@@ -1,5 +1,5 @@
 // Label and field selectors: parsed once per request, matched against cached attributes.
-import { badRequest } from '../errors.js'
+import { badRequest } from '../../resources/status.js'
 import { labelValueProblems, qualifiedNameProblems } from '../../resources/validation.js'
 
 export type LabelOperator = 'exists' | '!' | '=' | '!=' | 'in' | 'notin' | 'gt' | 'lt'

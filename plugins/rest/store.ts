@@ -2,19 +2,19 @@
 // strategy, validation, storage), driven by the kind's definition alone.
 import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
-import {
-  ApiError, alreadyExists, badRequest, conflict, expired, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE,
-  serviceUnavailable, tooLargeResourceVersion, type FieldError
-} from '../errors.js'
+import { ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, tooLargeResourceVersion } from '../../resources/status.js'
 import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resource, type VirtualContext } from '../../resources/define.js'
-import { validateAnnotations, validateLabels, dnsLabelProblems, dnsSubdomainProblems, pathSegmentProblems, qualifiedNameProblems, invalidEach } from '../../resources/validation.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
-import type { AdmissionAttributes, AdmissionChain, Operation } from '../../admission/chain.js'
-import type { UserInfo } from '../../auth/authn.js'
+import type { AdmissionChain } from '../../admission/chain.js'
+import type { UserInfo } from '../../resources/user-info.js'
 import { checkAgainstSchema } from './schema-check.js'
-import { matchesFields, matchesLabels, parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from './selectors.js'
+import { listFromCache, listFromStorage, type ListResult, type StorageListing } from './list.js'
+import { validateMetadata } from './metadata-validation.js'
+import { admissionAttributes } from './admission-attributes.js'
+import { storageErrorToStatus } from './storage-errors.js'
+import { parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from './selectors.js'
 import { recordManagedFields } from './managed-fields.js'
-import { decodeContinue, encodeContinue } from './continue.js'
+import { decodeContinue } from './continue.js'
 import type { DeleteOptions, FieldValidation, ListOptions, WriteOptions } from './options.js'
 
 /** Who writes, and where the answer's warnings go. */
@@ -24,14 +24,7 @@ export interface Caller {
   warnings: string[]
 }
 
-export interface ListResult {
-  items: Array<{ key: string, json: string }>
-  revision: number
-  continue?: string
-  remaining?: number
-}
-
-/** How the store reaches other kinds (admission lookups). */
+/** How the store reaches other kinds (admission look-ups). */
 export interface Registry {
   find (plural: string, group: string): GenericStore | undefined
 }
@@ -69,6 +62,7 @@ export class GenericStore {
   private readonly supportedFields: ReadonlySet<string>
   /** The newest revision this process has written to this kind (readRecent waits for it). */
   private lastWritten = 0
+  private readonly listing: StorageListing
 
   constructor (
     readonly resource: Resource,
@@ -80,6 +74,7 @@ export class GenericStore {
     this.gr = { group: resource.group, resource: resource.plural }
     this.prefix = keyPrefix(resource)
     this.supportedFields = new Set(['metadata.name', 'metadata.namespace', ...Object.keys(resource.fieldSelectors ?? {})])
+    this.listing = { storage, attrs: this.attrs, translateError: (err) => this.translateError(err, '') }
   }
 
   key (namespace: string, name: string): string { return storageKey(this.resource, this.resource.namespaced ? namespace : '', name) }
@@ -196,116 +191,19 @@ export class GenericStore {
         throw badRequest('specifying resource version is not allowed when using continue')
       }
       const token = decodeContinue(o.continue)
-      return await this.listFromStorage(prefix, token.rv, o.limit, `${prefix}${token.start}`, sel, filtered, true)
+      return await listFromStorage(this.listing, prefix, token.rv, o.limit, `${prefix}${token.start}`, sel, filtered, true)
     }
     const rv = o.resourceVersion === undefined ? undefined : Number(o.resourceVersion)
     const exact = rv !== undefined && rv > 0 && (o.resourceVersionMatch === 'Exact' || (o.resourceVersionMatch === undefined && o.limit !== undefined))
-    if (exact) return await this.listFromStorage(prefix, rv, o.limit, undefined, sel, filtered, false)
+    if (exact) return await listFromStorage(this.listing, prefix, rv, o.limit, undefined, sel, filtered, false)
     await this.freshen(rv)
-    return this.listFromCache(prefix, o.limit, sel, filtered)
-  }
-
-  private listFromCache (prefix: string, limit: number | undefined, sel: { labels: LabelSelector, fields: FieldSelector }, filtered: boolean): ListResult {
-    // The cache's objects and revision are read in one synchronous step: one snapshot.
-    const revision = this.cache.revision
-    const all = this.cache.list(prefix)
-    const items: CachedObject[] = []
-    let i = 0
-    for (; i < all.length; i++) {
-      const o = all[i]!
-      if (filtered && !(matchesLabels(sel.labels, o.attrs.labels) && matchesFields(sel.fields, o.attrs.fields))) continue
-      if (limit !== undefined && items.length === limit) break
-      items.push(o)
-    }
-    const result: ListResult = { items, revision }
-    if (limit !== undefined && i < all.length) {
-      const hasMore = !filtered || all.slice(i).some(o => matchesLabels(sel.labels, o.attrs.labels) && matchesFields(sel.fields, o.attrs.fields))
-      if (hasMore) {
-        result.continue = encodeContinue(revision, items[items.length - 1]!.key.slice(prefix.length))
-        if (!filtered) result.remaining = all.length - i
-      }
-    }
-    return result
-  }
-
-  private async listFromStorage (prefix: string, revision: number, limit: number | undefined, after: string | undefined,
-    sel: { labels: LabelSelector, fields: FieldSelector }, filtered: boolean, fromContinue: boolean): Promise<ListResult> {
-    const items: StoredObject[] = []
-    let cursor = after
-    let remaining: number | undefined
-    let more = false
-    for (;;) {
-      const want = limit === undefined ? undefined : (filtered ? Math.max(limit - items.length, 500) : limit - items.length)
-      let page
-      try {
-        page = await this.storage.list({ prefix, revision, limit: want, continueAfterKey: cursor })
-      } catch (err) {
-        if (err instanceof StorageError && err.code === 'Compacted') {
-          throw fromContinue
-            ? expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.')
-            : expired(`too old resource version: ${revision} (${err.revision ?? 0})`)
-        }
-        if (err instanceof StorageError && err.code === 'TooLarge') throw tooLargeResourceVersion(revision, await this.storage.currentRevision())
-        throw this.translateError(err, '')
-      }
-      let stoppedAt = -1
-      for (let i = 0; i < page.items.length; i++) {
-        const item = page.items[i]!
-        if (filtered) {
-          const a = this.attrs(JSON.parse(item.json))
-          if (!(matchesLabels(sel.labels, a.labels) && matchesFields(sel.fields, a.fields))) continue
-        }
-        if (limit !== undefined && items.length === limit) { stoppedAt = i; break }
-        items.push(item)
-      }
-      if (stoppedAt >= 0) { more = true; break }
-      if (page.continueAfterKey === undefined) break
-      if (limit !== undefined && items.length === limit) {
-        more = true
-        if (!filtered) remaining = page.remaining
-        break
-      }
-      cursor = page.continueAfterKey
-    }
-    const result: ListResult = { items, revision }
-    if (more && items.length > 0) {
-      result.continue = encodeContinue(revision, items[items.length - 1]!.key.slice(prefix.length))
-      if (!filtered && remaining !== undefined && remaining > 0) result.remaining = remaining
-    }
-    return result
+    return listFromCache(this.cache, prefix, o.limit, sel, filtered)
   }
 
   // ---- writes ------------------------------------------------------------------------------
 
   private context (namespace: string, caller: Caller, dryRun: boolean): RequestContext {
     return { namespace, user: caller.user, dryRun, warnings: caller.warnings }
-  }
-
-  private admissionAttributes (operation: Operation, namespace: string, name: string, subresource: string,
-    caller: Caller, dryRun: boolean, object?: AnyObject, oldObject?: AnyObject): AdmissionAttributes {
-    return {
-      operation, resource: this.resource, subresource, namespace: this.resource.namespaced ? namespace : '', name,
-      object, oldObject, user: caller.user, dryRun, warnings: caller.warnings,
-      lookup: async (plural, group, ns, n) => {
-        const store = this.registry.find(plural, group)
-        if (store === undefined) return undefined
-        // As fresh as this process's own writes: a namespace it marked terminating a moment
-        // ago refuses new objects, and no create waits on a revision query.
-        const found = await store.readRecent(store.key(ns, n), n)
-        return found === undefined ? undefined : parsedLookup(found)
-      },
-      list: (plural, group, ns) => {
-        const store = this.registry.find(plural, group)
-        if (store === undefined) return []
-        return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
-      },
-      listConsistent: async (plural, group, ns) => {
-        const store = this.registry.find(plural, group)
-        if (store === undefined) return []
-        await store.freshen(undefined)
-        return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
-      }
-    }
   }
 
   /** Unknown fields per fieldValidation, defaults, and type errors of a whole object. */
@@ -334,55 +232,13 @@ export class GenericStore {
     return { kind: this.resource.kind, apiVersion: this.resource.apiVersion, metadata: { ...(metadata ?? {}) }, ...rest }
   }
 
-  validateMetadata (obj: AnyObject, isCreate: boolean): FieldError[] {
-    const meta = obj.metadata ?? {}
-    const errors: FieldError[] = []
-    if (typeof meta.name !== 'string' || meta.name === '') {
-      errors.push({ type: 'Required', field: 'metadata.name', detail: isCreate ? 'name or generateName is required' : undefined })
-    } else {
-      const rule = this.resource.nameRule
-      if (typeof rule === 'function') {
-        for (const p of rule(meta.name)) errors.push({ type: p.type, field: 'metadata.name', value: meta.name, detail: p.detail })
-      } else {
-        const problems = rule === 'DNSLabel' ? dnsLabelProblems(meta.name)
-          : rule === 'PathSegment' ? pathSegmentProblems(meta.name) : dnsSubdomainProblems(meta.name)
-        errors.push(...invalidEach('metadata.name', meta.name, problems))
-      }
-    }
-    if (this.resource.namespaced && (typeof meta.namespace !== 'string' || meta.namespace === '')) errors.push({ type: 'Required', field: 'metadata.namespace' })
-    errors.push(...validateLabels(meta.labels ?? undefined, 'metadata.labels'))
-    errors.push(...validateAnnotations(meta.annotations ?? undefined, 'metadata.annotations'))
-    ;(meta.finalizers ?? []).forEach((f: string, i: number) => {
-      errors.push(...invalidEach(`metadata.finalizers[${i}]`, f, qualifiedNameProblems(f)))
-    })
-    ;(meta.ownerReferences ?? []).forEach((o: AnyObject, i: number) => {
-      for (const f of ['apiVersion', 'kind', 'name', 'uid']) {
-        if (typeof o[f] !== 'string' || o[f] === '') errors.push({ type: 'Required', field: `metadata.ownerReferences[${i}].${f}` })
-      }
-    })
-    return errors
-  }
+  private translateError (err: unknown, name: string): Error { return storageErrorToStatus(err, this.gr, name, this.cache.revision) }
 
   private validateOrThrow (obj: AnyObject, old: AnyObject | undefined, ctx: RequestContext): void {
     const s = this.resource.strategy
-    const errors = [...this.validateMetadata(obj, old === undefined), ...(s.validate?.(obj, ctx) ?? [])]
+    const errors = [...validateMetadata(this.resource, obj, old === undefined), ...(s.validate?.(obj, ctx) ?? [])]
     if (old !== undefined) errors.push(...(s.validateUpdate?.(obj, old, ctx) ?? []))
     if (errors.length > 0) throw invalid({ group: this.resource.group, kind: this.resource.kind }, obj.metadata?.name ?? '', errors)
-  }
-
-  private translateError (err: unknown, name: string): Error {
-    if (err instanceof ApiError) return err
-    if (err instanceof StorageError) {
-      switch (err.code) {
-        case 'KeyExists': return alreadyExists(this.gr, name)
-        case 'NotFound': return notFound(this.gr, name)
-        case 'Conflict': return conflict(this.gr, name, OPTIMISTIC_LOCK_MESSAGE)
-        case 'Unavailable': return serviceUnavailable('the storage is unavailable; please try again')
-        case 'Compacted': return expired(err.message)
-        case 'TooLarge': return tooLargeResourceVersion(err.revision ?? 0, this.cache.revision)
-      }
-    }
-    return err as Error
   }
 
   private async translate<T> (fn: () => Promise<T>, name: string): Promise<T> {
@@ -427,7 +283,7 @@ export class GenericStore {
     if (generated) meta.name = `${meta.generateName as string}${suffix()}`
     this.checkSchema(obj, opts.fieldValidation, caller, meta.name ?? '')
     const ctx = this.context(namespace, caller, opts.dryRun)
-    const attrs = this.admissionAttributes('CREATE', namespace, meta.name ?? '', '', caller, opts.dryRun, obj)
+    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CREATE', namespace, name: meta.name ?? '', subresource: '', caller, dryRun: opts.dryRun, object: obj })
     await this.admission.mutate(attrs)
     if (this.resource.subresources.status !== undefined && this.resource.subresources.status.keepOnCreate !== true) delete obj.status
     this.resource.strategy.prepareForCreate?.(obj, ctx)
@@ -524,7 +380,7 @@ export class GenericStore {
     }
     this.checkSchema(obj, opts.fieldValidation, caller, name)
     const ctx = this.context(namespace, caller, opts.dryRun)
-    const attrs = this.admissionAttributes('UPDATE', namespace, name, sub, caller, opts.dryRun, obj, old)
+    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'UPDATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: obj, oldObject: old })
     await this.admission.mutate(attrs)
     if (sub === '') this.resource.strategy.prepareForUpdate?.(obj, old, ctx)
     if (this.resource.generation && old.metadata.generation !== undefined) {
@@ -576,7 +432,7 @@ export class GenericStore {
       if (pre?.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== old.metadata.resourceVersion) {
         throw conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(old.metadata.resourceVersion)}`)
       }
-      const attrs = this.admissionAttributes('DELETE', namespace, name, '', caller, opts.dryRun, undefined, old)
+      const attrs = admissionAttributes(this.resource, this.registry, { operation: 'DELETE', namespace, name, subresource: '', caller, dryRun: opts.dryRun, oldObject: old })
       await this.admission.mutate(attrs)
       await this.admission.validate(attrs)
       const held = this.pendingFinalizers(old).length > 0
@@ -622,27 +478,6 @@ export class GenericStore {
     }
     return count
   }
-}
-
-/**
- * Lookups parse each cached object once: every create in a namespace looks the namespace up.
- * Frozen, because every caller shares the one copy.
- */
-const lookups = new WeakMap<StoredObject | CachedObject, AnyObject>()
-function parsedLookup (found: StoredObject | CachedObject): AnyObject {
-  let obj = lookups.get(found)
-  if (obj === undefined) {
-    obj = deepFreeze(JSON.parse(found.json) as AnyObject)
-    lookups.set(found, obj)
-  }
-  return obj
-}
-function deepFreeze<T> (value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const v of Object.values(value)) deepFreeze(v)
-    Object.freeze(value)
-  }
-  return value
 }
 
 /** Whether a client's resourceVersion names a revision after `revision`. */

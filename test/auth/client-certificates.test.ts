@@ -9,7 +9,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp, type AppOptions } from '../../plugins/app.js'
 import { ensureCertificates, type Pki } from '../../auth/pki.js'
 import { freshDatabase } from '../helpers/postgres.js'
-import type { UserInfo } from '../../auth/authn.js'
+import type { UserInfo } from '../../resources/user-info.js'
 
 type T = { after (fn: () => unknown): void }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { buildTestApp } from '../helpers/app.js'
-import type { Attributes } from '../../auth/authz.js'
+import type { Attributes } from '../../resources/authorization.js'
 
 describe('impersonation', () => {
   it('runs the request as the target once each impersonated attribute is allowed', async (t) => {

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { compactRules, compactString, ruleAllows, uncovered, type PolicyRule } from '../../auth/rbac/rules.js'
-import type { Attributes } from '../../auth/authz.js'
+import type { Attributes } from '../../resources/authorization.js'
 
 const user = { username: 'u', groups: [] }
 const res = (verb: string, apiGroup: string, resource: string, more: Partial<Attributes> = {}): Attributes => ({

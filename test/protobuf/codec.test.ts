@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs'
 import { ProtobufCodec, ENVELOPE_PREFIX, EnvelopeError, sameApiVersion } from '../../plugins/protobuf/codec.js'
 import { GROUPS, upstreamGroup } from '../../resources/naming.js'
 import { decodeProtobufObject } from '../../plugins/protobuf/index.js'
-import { ApiError } from '../../plugins/errors.js'
+import { ApiError } from '../../resources/status.js'
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}.bin`, import.meta.url))
 

@@ -4,7 +4,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { strategicMergePatch } from '../../plugins/rest/strategic-merge.js'
-import { ApiError } from '../../plugins/errors.js'
+import { ApiError } from '../../resources/status.js'
 
 const MergeItem: TSchema = Type.Recursive(This => Type.Object({
   name: Type.Optional(Type.String()),
