@@ -22,18 +22,9 @@ import nodeAuthorizer from '../auth/authorizers/node.js'
 import abacAuthorizer from '../auth/authorizers/abac.js'
 import webhookAuthorizer, { type WebhookAuthorizerOptions } from '../auth/authorizers/webhook.js'
 import rbacResolver from '../auth/rbac/resolver.js'
-import rbacEscalation from '../admission/rbac-escalation.js'
-import rbacBootstrap from '../controllers/rbac-bootstrap.js'
-import clusterRoleAggregation from '../controllers/clusterrole-aggregation.js'
 import admission from '../admission/chain.js'
-import namespaceLifecycle from '../admission/namespace-lifecycle.js'
-import defaultStorageClass from '../admission/default-storage-class.js'
-import persistentVolumeClaimResize from '../admission/persistent-volume-claim-resize.js'
-import storageObjectInUseProtection from '../admission/storage-object-in-use-protection.js'
-import namespaceController from '../controllers/namespace.js'
-import systemNamespaces from '../controllers/system-namespaces.js'
-import storageProtectionController from '../controllers/storage-protection.js'
-import ephemeralVolumeController from '../controllers/ephemeral-volume.js'
+import { ADMISSION_PLUGINS } from '../admission/index.js'
+import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
 import bootstrapToken from '../auth/authenticators/bootstrap-token.js'
 import serviceAccount from '../auth/authenticators/service-account.js'
 import serviceAccountTokens, { type ServiceAccountOptions } from '../auth/service-account-tokens.js'
@@ -43,10 +34,6 @@ import impersonation from '../auth/impersonation.js'
 import oidc, { type OidcOptions } from '../auth/authenticators/oidc.js'
 import tokenWebhook, { type TokenWebhookOptions } from '../auth/authenticators/token-webhook.js'
 import requestHeader, { type RequestHeaderOptions } from '../auth/authenticators/request-header.js'
-import tokenCleaner from '../controllers/token-cleaner.js'
-import serviceAccountController from '../controllers/serviceaccounts.js'
-import serviceAccountTokenController from '../controllers/serviceaccount-tokens.js'
-import rootCaPublisher from '../controllers/root-ca-publisher.js'
 import { generateKeyPairSync } from 'node:crypto'
 import { RESOURCES } from '../resources/index.js'
 import type { Resource } from '../resources/define.js'
@@ -88,15 +75,6 @@ export interface AppOptions {
   tokenWebhook?: TokenWebhookOptions
   /** --requestheader-* flags: the authenticating proxy. */
   requestHeader?: RequestHeaderOptions
-}
-
-/** Controllers of this server that `*` enables, as --controllers names them. */
-export const DEFAULT_CONTROLLERS = ['serviceaccount', 'serviceaccount-token', 'root-ca-cert-publisher', 'tokencleaner'] as const
-
-export function controllerEnabled (name: string, flags: string[] = ['*']): boolean {
-  if (flags.includes(`-${name}`)) return false
-  if (flags.includes(name)) return true
-  return flags.includes('*') && (DEFAULT_CONTROLLERS as readonly string[]).includes(name)
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -173,11 +151,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(impersonation)
 
   await app.register(admission, opts.admission ?? {})
-  await app.register(namespaceLifecycle)
-  await app.register(rbacEscalation)
-  await app.register(defaultStorageClass)
-  await app.register(persistentVolumeClaimResize)
-  await app.register(storageObjectInUseProtection)
+  for (const plugin of ADMISSION_PLUGINS) await app.register(plugin)
 
   await app.register(protobuf)
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes } })
@@ -207,15 +181,10 @@ async function registerTheRest (app: FastifyInstance, opts: AppOptions): Promise
   if (opts.tokenWebhook !== undefined) await app.register(tokenWebhook, opts.tokenWebhook)
   await app.register(tokenRequest)
   await app.register(tokenReview)
-  if (controllerEnabled('tokencleaner', opts.controllers)) await app.register(tokenCleaner)
-  if (controllerEnabled('serviceaccount', opts.controllers)) await app.register(serviceAccountController)
-  if (controllerEnabled('serviceaccount-token', opts.controllers)) await app.register(serviceAccountTokenController, { caCertPem: opts.rootCAPem })
-  if (opts.rootCAPem !== undefined && controllerEnabled('root-ca-cert-publisher', opts.controllers)) await app.register(rootCaPublisher, { caCertPem: opts.rootCAPem })
-
-  await app.register(systemNamespaces)
-  await app.register(namespaceController)
-  await app.register(rbacBootstrap)
-  await app.register(clusterRoleAggregation)
-  await app.register(storageProtectionController)
-  await app.register(ephemeralVolumeController)
+  checkControllerNames(opts.controllers)
+  for (const c of CONTROLLERS) {
+    if (!controllerEnabled(c, opts.controllers)) continue
+    const options = c.options === undefined ? {} : c.options({ rootCAPem: opts.rootCAPem })
+    if (options !== undefined) await app.register(c.plugin, options)
+  }
 }

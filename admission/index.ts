@@ -1,0 +1,16 @@
+// The admission family: every built-in plugin, in the order the chain runs them. Each is a
+// Fastify plugin that adds itself to `fastify.admission`; the flags decide which ones run.
+import type { FastifyPluginAsync } from 'fastify'
+import namespaceLifecycle from './namespace-lifecycle.js'
+import rbacEscalation from './rbac-escalation.js'
+import defaultStorageClass from './default-storage-class.js'
+import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
+import storageObjectInUseProtection from './storage-object-in-use-protection.js'
+
+export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
+  namespaceLifecycle,
+  rbacEscalation,
+  defaultStorageClass,
+  persistentVolumeClaimResize,
+  storageObjectInUseProtection
+]

@@ -1,0 +1,63 @@
+// The controller family: every in-process control loop, with whether `--controllers=*` runs it
+// and the options it takes from the app's. `always` ones are part of the server itself (system
+// namespaces, default roles, namespace deletion) and run whatever the flag says.
+import type { FastifyPluginAsync } from 'fastify'
+import tokenCleaner from './token-cleaner.js'
+import serviceAccountController from './serviceaccounts.js'
+import serviceAccountTokenController from './serviceaccount-tokens.js'
+import rootCaPublisher from './root-ca-publisher.js'
+import systemNamespaces from './system-namespaces.js'
+import namespaceController from './namespace.js'
+import rbacBootstrap from './rbac-bootstrap.js'
+import clusterRoleAggregation from './clusterrole-aggregation.js'
+import storageProtectionController from './storage-protection.js'
+import ephemeralVolumeController from './ephemeral-volume.js'
+
+/** What a controller may read of the app's options. */
+export interface ControllerContext {
+  /** The CA clients of this server trust. */
+  rootCAPem?: string
+}
+
+export interface ControllerEntry {
+  /** The name `--controllers` uses. */
+  name: string
+  plugin: FastifyPluginAsync<any>
+  /** `default`: run under `*`; `optional`: only when named; `always`: whatever the flag says. */
+  enabled: 'default' | 'optional' | 'always'
+  /** Its plugin options; undefined means the controller cannot run with these options. */
+  options?: (ctx: ControllerContext) => Record<string, unknown> | undefined
+}
+
+export const CONTROLLERS: ControllerEntry[] = [
+  { name: 'tokencleaner', plugin: tokenCleaner, enabled: 'default' },
+  { name: 'serviceaccount', plugin: serviceAccountController, enabled: 'default' },
+  { name: 'serviceaccount-token', plugin: serviceAccountTokenController, enabled: 'default', options: ctx => ({ caCertPem: ctx.rootCAPem }) },
+  { name: 'root-ca-cert-publisher', plugin: rootCaPublisher, enabled: 'default', options: ctx => ctx.rootCAPem === undefined ? undefined : { caCertPem: ctx.rootCAPem } },
+  { name: 'system-namespaces', plugin: systemNamespaces, enabled: 'always' },
+  { name: 'namespace', plugin: namespaceController, enabled: 'always' },
+  { name: 'rbac-bootstrap', plugin: rbacBootstrap, enabled: 'always' },
+  { name: 'clusterrole-aggregation', plugin: clusterRoleAggregation, enabled: 'always' },
+  { name: 'storage-protection', plugin: storageProtectionController, enabled: 'always' },
+  { name: 'ephemeral-volume', plugin: ephemeralVolumeController, enabled: 'always' }
+]
+
+/** Controllers of this server that `*` enables, as --controllers names them. */
+export const DEFAULT_CONTROLLERS = CONTROLLERS.filter(c => c.enabled === 'default').map(c => c.name)
+
+/** Whether `--controllers` (`*`, names to add, `-name` to remove) runs a controller. */
+export function controllerEnabled (c: ControllerEntry, flags: string[] = ['*']): boolean {
+  if (c.enabled === 'always') return true
+  if (flags.includes(`-${c.name}`)) return false
+  if (flags.includes(c.name)) return true
+  return flags.includes('*') && c.enabled === 'default'
+}
+
+/** Refuses `--controllers` names no controller has, as the reference controller manager does. */
+export function checkControllerNames (flags: string[] = ['*']): void {
+  const known = new Set(CONTROLLERS.map(c => c.name))
+  for (const flag of flags) {
+    const name = flag.replace(/^-/, '')
+    if (name !== '*' && !known.has(name)) throw new Error(`"${name}" is not in the list of known controllers: ${[...known].join(', ')}`)
+  }
+}
