@@ -2,7 +2,8 @@
 // graceful stop on SIGTERM/SIGINT.
 import { mkdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
-import { startEmbeddedPostgres } from '../storage/embedded.js'
+import { relative } from 'node:path'
+import { EmbeddedPostgresError, startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
 import { authOptions } from './auth-options.js'
 import { startIdleCollect } from './idle-collect.js'
@@ -29,8 +30,13 @@ async function main (): Promise<void> {
     process.stderr.write(`error: ${(err as Error).message}\n`)
     process.exit(2)
   }
+  const debug = flags.logLevel === 'debug' || flags.logLevel === 'trace'
   const dataDir = resolve(flags.dataDir)
-  mkdirSync(dataDir, { recursive: true })
+  try {
+    mkdirSync(dataDir, { recursive: true })
+  } catch (err) {
+    fail(new Error(`could not create the data directory ${dataDir}: ${(err as Error).message}`), debug)
+  }
   // Start-up time: the app's modules load (and compile) and the certificates load while the
   // embedded PostgreSQL starts, rather than one after the other.
   const loadingApp = import('../plugins/app.js')
@@ -41,7 +47,11 @@ async function main (): Promise<void> {
   let embedded: { url: string, stop(): Promise<void> } | undefined
   let databaseUrl = flags.storageUrl
   if (databaseUrl === undefined || databaseUrl === '') {
-    embedded = await startEmbeddedPostgres(dataDir)
+    try {
+      embedded = await startEmbeddedPostgres(dataDir)
+    } catch (err) {
+      fail(err, debug)
+    }
     databaseUrl = embedded.url
   }
   let pki: Awaited<typeof loadingPki>['pki']
@@ -67,6 +77,7 @@ async function main (): Promise<void> {
       databaseUrl,
       tls,
       logger: { level: flags.logLevel },
+      logRequests: debug,
       compactionIntervalMs: flags.compactionIntervalMs,
       tokenAuthFile: flags.tokenAuthFile,
       anonymousAuth: flags.anonymousAuth,
@@ -98,7 +109,9 @@ async function main (): Promise<void> {
     clientCertPem: pki.adminCertPem,
     clientKeyPem: pki.adminKeyPem
   })
-  app.log.info(`ready; kubectl --kubeconfig ${pki.paths.kubeconfig} get namespaces`)
+  // For the person at the terminal: where it listens, and the command to try.
+  const kubeconfig = relative(process.cwd(), pki.paths.kubeconfig).startsWith('..') ? pki.paths.kubeconfig : relative(process.cwd(), pki.paths.kubeconfig)
+  process.stdout.write(`svc-apiserver is ready on https://${host.includes(':') ? `[${host}]` : host}:${port}; try: kubectl --kubeconfig ${kubeconfig} get namespaces\n`)
   const stopIdleCollect = startIdleCollect({
     onCollect: (before, after, ms) => app.log.debug({ before, after, ms: Math.round(ms) }, 'collected garbage while idle')
   })
@@ -119,4 +132,18 @@ async function main (): Promise<void> {
   process.on('SIGINT', () => { void stop('SIGINT') })
 }
 
-void main()
+/**
+ * Ends a start that cannot go on: one or two sentences (what failed, why, what to do), with
+ * the stack and the embedded PostgreSQL's log only at debug level.
+ */
+function fail (err: unknown, debug: boolean): never {
+  const message = err instanceof Error ? err.message : String(err)
+  process.stderr.write(`error: ${message}\n`)
+  if (debug) {
+    if (err instanceof EmbeddedPostgresError && err.log !== '') process.stderr.write(`PostgreSQL's log:\n${err.log}\n`)
+    if (err instanceof Error && err.stack !== undefined) process.stderr.write(`${err.stack}\n`)
+  }
+  process.exit(1)
+}
+
+main().catch((err: unknown) => { fail(err, process.argv.includes('--log-level=debug') || process.argv.includes('--log-level=trace')) })

@@ -47,6 +47,8 @@ export interface AppOptions {
   /** HTTPS with client-certificate authentication against `clientCA`. */
   tls?: { cert: string, key: string, clientCA?: string }
   logger?: FastifyServerOptions['logger']
+  /** A log line per request, as the reference server writes at -v=3 and above; off by default. */
+  logRequests?: boolean
   tokenAuthFile?: string
   anonymousAuth?: boolean
   /** --authorization-mode, in order; default Node,RBAC. */
@@ -100,6 +102,7 @@ export const resourcePlugin = (r: Resource) =>
 export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
+    disableRequestLogging: opts.logRequests !== true,
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
     return503OnClosing: true,
