@@ -99,7 +99,7 @@ export function runUser (): RunAs | undefined {
   }
 }
 
-async function exists (file: string): Promise<boolean> {
+export async function exists (file: string): Promise<boolean> {
   try {
     await access(file)
     return true

@@ -3,12 +3,12 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { closeSync, openSync } from 'node:fs'
-import { access, chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { platform, tmpdir, userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
 import pg from 'pg'
-import { locateBinaries, runUser, type RunAs, type ServerBinaries } from './embedded-binaries.js'
+import { exists, locateBinaries, runUser, type RunAs, type ServerBinaries } from './embedded-binaries.js'
 import { EmbeddedPostgresError, explainFailure, USE_EXISTING } from './embedded-errors.js'
 
 export { EmbeddedPostgresError } from './embedded-errors.js'
@@ -281,14 +281,5 @@ async function ensureDatabase (adminUrl: string): Promise<void> {
     }
   } finally {
     await client.end()
-  }
-}
-
-async function exists (file: string): Promise<boolean> {
-  try {
-    await access(file)
-    return true
-  } catch {
-    return false
   }
 }
