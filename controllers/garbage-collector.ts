@@ -16,8 +16,10 @@ import { WorkQueue } from './work-queue.js'
 
 /** A failed step is tried again this soon (a conflict, a database hiccup). */
 const RETRY_MS = 500
-/** Work items handled at once: each is a few reads and at most one write. */
-const CONCURRENCY = 8
+/** Work items handled at once (the reference --concurrent-gc-syncs): each is a few reads and at most one write. */
+const CONCURRENCY = 20
+/** Every this many resyncs (30 s apart) the graph is rebuilt from the caches. */
+const FULL_PASS_EVERY = 10
 
 type OwnerState = 'solid' | 'waiting' | 'dangling'
 /** How a reference resolves: an owner's state, or a reference that cannot be judged. */
@@ -95,7 +97,20 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     if (typeof uid === 'string') for (const d of graph.dependentsOf(uid)) enqueueDependent(d)
   }
 
+  let resyncs = 0
   function resync (): void {
+    // The watches are gapless, so after the first pass the graph needs no rebuilding; a full pass
+    // now and then costs a scan of every object and guards against a watch that ended.
+    if (resyncs++ % FULL_PASS_EVERY === 0) rebuild()
+    // What the events may not have settled: an owner absent from the start, a failed step.
+    for (const d of graph.dependents.values()) {
+      const pre = classifyCached(d)
+      if (pre !== undefined && (pre.dangling.length > 0 || pre.waiting.length > 0)) enqueueDependent(d)
+    }
+    for (const [key, t] of terminating) enqueueOwner(t.store, key)
+  }
+
+  function rebuild (): void {
     kinds = new Map(stores().map(s => [`${s.resource.group}/${s.resource.kind}`, s]))
     const seen = new Set<string>()
     for (const store of stores()) {
@@ -106,12 +121,6 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     }
     for (const key of [...graph.dependents.keys()]) if (!seen.has(key)) for (const uid of graph.remove(key)) wakeOwner(uid)
     for (const key of [...terminating.keys()]) if (!seen.has(key)) forgetTerminating(key)
-    // What the events may not have settled: an owner absent from the start, a kind unknown then.
-    for (const d of graph.dependents.values()) {
-      const pre = classifyCached(d)
-      if (pre !== undefined && (pre.dangling.length > 0 || pre.waiting.length > 0)) enqueueDependent(d)
-    }
-    for (const [key, t] of terminating) enqueueOwner(t.store, key)
   }
 
   // ---- owners -------------------------------------------------------------------------------
