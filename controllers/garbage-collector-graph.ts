@@ -14,13 +14,17 @@ export interface OwnerRef {
   block: boolean
 }
 
-export interface Dependent {
-  store: GenericStore
-  key: string
-  uid: string
-  namespace: string
-  name: string
-  owners: OwnerRef[]
+/** An object with owners; its namespace and name are read from its key, so they cost nothing kept. */
+export class Dependent {
+  constructor (readonly store: GenericStore, readonly key: string, readonly uid: string, public owners: OwnerRef[]) {}
+
+  get name (): string { return this.key.slice(this.key.lastIndexOf('/') + 1) }
+
+  get namespace (): string {
+    if (!this.store.resource.namespaced) return ''
+    const rest = this.key.slice(this.store.prefix.length)
+    return rest.slice(0, rest.indexOf('/'))
+  }
 }
 
 export const groupOf = (apiVersion: string): string => apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : ''
@@ -41,8 +45,10 @@ const sameRefs = (a: OwnerRef[], b: OwnerRef[]): boolean =>
 export class OwnerGraph {
   /** Objects with owners, by storage key. */
   readonly dependents = new Map<string, Dependent>()
-  /** Storage keys of the objects naming an owner uid. */
-  private readonly byOwner = new Map<string, Set<string>>()
+  /** The objects naming an owner uid, by storage key; the entry's strings are shared by every reference to it. */
+  private readonly byOwner = new Map<string, { uid: string, name: string, keys: Set<string> }>()
+  /** API groups and kinds, spelled once. */
+  private readonly words = new Map<string, string>()
 
   /**
    * Records an object's owners. Returns the owner uids whose set of dependents changed (an
@@ -51,17 +57,15 @@ export class OwnerGraph {
    */
   set (d: Dependent): { changed: boolean, owners: string[] } {
     const before = this.dependents.get(d.key)
-    if (before !== undefined && before.uid === d.uid && sameRefs(before.owners, d.owners)) {
-      this.dependents.set(d.key, d)
-      return { changed: false, owners: [] }
-    }
+    if (before !== undefined && before.uid === d.uid && sameRefs(before.owners, d.owners)) return { changed: false, owners: [] }
     const touched = new Set<string>()
     if (before !== undefined) for (const r of before.owners) { this.unlink(r.uid, d.key); touched.add(r.uid) }
+    d.owners = d.owners.map(r => this.shared(r))
     if (d.owners.length === 0) {
       this.dependents.delete(d.key)
     } else {
       this.dependents.set(d.key, d)
-      for (const r of d.owners) { this.link(r.uid, d.key); touched.add(r.uid) }
+      for (const r of d.owners) { this.link(r, d.key); touched.add(r.uid) }
     }
     return { changed: d.owners.length > 0, owners: [...touched] }
   }
@@ -77,27 +81,46 @@ export class OwnerGraph {
 
   /** The objects naming `uid` as an owner. */
   dependentsOf (uid: string): Dependent[] {
-    const keys = this.byOwner.get(uid)
+    const keys = this.byOwner.get(uid)?.keys
     if (keys === undefined) return []
     const out: Dependent[] = []
     for (const k of keys) { const d = this.dependents.get(k); if (d !== undefined) out.push(d) }
     return out
   }
 
-  hasDependents (uid: string): boolean { return (this.byOwner.get(uid)?.size ?? 0) > 0 }
+  hasDependents (uid: string): boolean { return (this.byOwner.get(uid)?.keys.size ?? 0) > 0 }
 
   get ownerCount (): number { return this.byOwner.size }
 
-  private link (uid: string, key: string): void {
-    let set = this.byOwner.get(uid)
-    if (set === undefined) this.byOwner.set(uid, set = new Set())
-    set.add(key)
+  /** A reference whose strings are the ones already kept for its owner, kind and group. */
+  private shared (r: OwnerRef): OwnerRef {
+    const owner = this.byOwner.get(r.uid)
+    return {
+      uid: owner?.uid ?? r.uid,
+      group: this.word(r.group),
+      kind: this.word(r.kind),
+      name: owner !== undefined && owner.name === r.name ? owner.name : r.name,
+      block: r.block
+    }
+  }
+
+  private word (w: string): string {
+    const known = this.words.get(w)
+    if (known !== undefined) return known
+    this.words.set(w, w)
+    return w
+  }
+
+  private link (r: OwnerRef, key: string): void {
+    let entry = this.byOwner.get(r.uid)
+    if (entry === undefined) this.byOwner.set(r.uid, entry = { uid: r.uid, name: r.name, keys: new Set() })
+    entry.keys.add(key)
   }
 
   private unlink (uid: string, key: string): void {
-    const set = this.byOwner.get(uid)
-    if (set === undefined) return
-    set.delete(key)
-    if (set.size === 0) this.byOwner.delete(uid)
+    const entry = this.byOwner.get(uid)
+    if (entry === undefined) return
+    entry.keys.delete(key)
+    if (entry.keys.size === 0) this.byOwner.delete(uid)
   }
 }

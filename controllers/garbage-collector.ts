@@ -11,7 +11,7 @@ import { GC_FINALIZERS, type AnyObject } from '../resources/define.js'
 import type { GenericStore } from '../plugins/rest/store.js'
 import type { CachedObject } from '../storage/interface.js'
 import { CONTROLLER_WRITE, controllerCaller, eventLoop } from './loop.js'
-import { OwnerGraph, ownerRefsOf, type Dependent, type OwnerRef } from './garbage-collector-graph.js'
+import { Dependent, OwnerGraph, ownerRefsOf, type OwnerRef } from './garbage-collector-graph.js'
 import { WorkQueue } from './work-queue.js'
 
 /** A failed step is tried again this soon (a conflict, a database hiccup). */
@@ -77,7 +77,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     }
     const obj = JSON.parse(json) as AnyObject
     const meta = obj.metadata ?? {}
-    const result = graph.set({ store, key, uid: meta.uid, namespace: meta.namespace ?? '', name: meta.name, owners: ownerRefsOf(meta.ownerReferences) })
+    const result = graph.set(new Dependent(store, key, meta.uid, ownerRefsOf(meta.ownerReferences)))
     for (const uid of result.owners) wakeOwner(uid)
     const d = graph.dependents.get(key)
     if (result.changed && d !== undefined) enqueueDependent(d)
