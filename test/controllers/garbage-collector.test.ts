@@ -251,3 +251,33 @@ describe('garbage collector started in the middle of a foreground deletion', () 
     await h2.gone(cm('default', 'rs-owner'))
   })
 })
+
+describe('an owner deleted through one server, collected by another on the same database', () => {
+  it('leaves what each policy leaves', async (t) => {
+    const front = await buildTestApp(t, { controllers: ['*', '-garbagecollector'] })
+    const back = await buildTestApp(t, { databaseUrl: front.databaseUrl })
+    const h = helpers(() => front)
+    const list = async (n: string) => (await front.request({ method: 'GET', url: `${cm(n)}?labelSelector=tree` })).json().items as any[]
+    for (const policy of ['Background', 'Foreground', 'Orphan']) {
+      const n = `two-${policy.toLowerCase()}`
+      await h.create('/api/v1/namespaces', { metadata: { name: n } })
+      const labels = { tree: 'y' }
+      const owner = await h.configMap(n, 'owner', [], { labels })
+      for (let i = 0; i < 5; i++) {
+        const mid = await h.configMap(n, `m${i}`, [ref(owner, { block: true })], { labels })
+        for (let j = 0; j < 3; j++) await h.configMap(n, `m${i}-l${j}`, [ref(mid, { block: true })], { labels })
+      }
+      const res = await front.request({ method: 'DELETE', url: cm(n, 'owner'), payload: { propagationPolicy: policy } })
+      assert.ok(res.statusCode < 300, res.body)
+      await h.gone(cm(n, 'owner'))
+      if (policy === 'Orphan') {
+        const left = await list(n)
+        assert.equal(left.length, 20)
+        assert.deepEqual(left.filter(o => !o.metadata.name.includes('-')).map(o => o.metadata.ownerReferences), [undefined, undefined, undefined, undefined, undefined])
+      } else {
+        await eventually(`${n} to be empty`, async () => (await list(n)).length === 0)
+      }
+    }
+    assert.ok(back.app.hasPlugin('controller:garbagecollector'))
+  })
+})
