@@ -221,7 +221,8 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     const d = graph.dependents.get(key)
     if (d === undefined) return
     // Being deleted is a one-way trip; an object waiting for its own dependents is an owner's work.
-    if (store.cache.get(key)?.json.includes('"deletionTimestamp"') === true) return
+    const cached = store.cache.get(key)
+    if (cached === undefined || (cached.json.includes('"deletionTimestamp"') && (JSON.parse(cached.json) as AnyObject).metadata?.deletionTimestamp !== undefined)) return
     const pre = classifyCached(d)
     if (pre === undefined || (pre.dangling.length === 0 && pre.waiting.length === 0)) return
     // The cache says an owner is gone or going: confirm it against the newest revision.
