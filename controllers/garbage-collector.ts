@@ -45,6 +45,8 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   const stores = (): GenericStore[] => fastify.resources.all().filter(s => s.resource.virtual === undefined)
 
   const queue = new WorkQueue(CONCURRENCY, async (item: { op: 'dependent' | 'owner', store: GenericStore, key: string }) => {
+    // A replica that no longer runs the loop (closed, or no longer leading) leaves the work to the one that does.
+    if (loop.stopped()) return
     if (item.op === 'dependent') await attemptToDelete(item.store, item.key)
     else await processOwner(item.store, item.key)
   }, (err, id) => {
@@ -98,10 +100,15 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   }
 
   let resyncs = 0
+  /** Set whenever the loop (re)starts its watches: events before that were not seen. */
+  let rebuildDue = true
   function resync (): void {
-    // The watches are gapless, so after the first pass the graph needs no rebuilding; a full pass
-    // now and then costs a scan of every object and guards against a watch that ended.
-    if (resyncs++ % FULL_PASS_EVERY === 0) rebuild()
+    // The watches are gapless, so once built the graph needs no rebuilding while they last; a
+    // full pass now and then costs a scan of every object and guards against a watch that ended.
+    if (rebuildDue || ++resyncs % FULL_PASS_EVERY === 0) {
+      rebuildDue = false
+      rebuild()
+    }
     // What the events may not have settled: an owner absent from the start, a failed step.
     for (const d of graph.dependents.values()) {
       const pre = classifyCached(d)
@@ -315,6 +322,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   const loop = eventLoop(fastify, {
     name: 'garbagecollector',
     sources: () => {
+      rebuildDue = true
       kinds = new Map(stores().map(s => [`${s.resource.group}/${s.resource.kind}`, s]))
       return stores().map(store => ({
         store,
