@@ -42,7 +42,10 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   /** An owner's uid and whether it waits for its dependents, per cached value (parsed once). */
   const ownerFacts = new WeakMap<CachedObject, { uid: string, waiting: boolean }>()
 
+  /** Every stored kind (any may own); `followed` are those whose objects may be collected. */
   const stores = (): GenericStore[] => fastify.resources.all().filter(s => s.resource.virtual === undefined)
+  const followed = (): GenericStore[] => stores().filter(s => s.resource.ignoredByGarbageCollector !== true)
+  const kindsOf = (): Map<string, GenericStore> => new Map(stores().map(s => [`${s.resource.group}/${s.resource.kind}`, s]))
 
   const queue = new WorkQueue(CONCURRENCY, async (item: { op: 'dependent' | 'owner', store: GenericStore, key: string }) => {
     // A replica that no longer runs the loop (closed, or no longer leading) leaves the work to the one that does.
@@ -118,9 +121,9 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   }
 
   function rebuild (): void {
-    kinds = new Map(stores().map(s => [`${s.resource.group}/${s.resource.kind}`, s]))
+    kinds = kindsOf()
     const seen = new Set<string>()
-    for (const store of stores()) {
+    for (const store of followed()) {
       for (const item of store.cache.list(store.prefix)) {
         observe(store, item.key, item.json)
         seen.add(item.key)
@@ -323,8 +326,8 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     name: 'garbagecollector',
     sources: () => {
       rebuildDue = true
-      kinds = new Map(stores().map(s => [`${s.resource.group}/${s.resource.kind}`, s]))
-      return stores().map(store => ({
+      kinds = kindsOf()
+      return followed().map(store => ({
         store,
         onEvent: (e) => { if (e.type === 'DELETED') gone(e.key, e.json); else observe(store, e.key, e.json) }
       }))

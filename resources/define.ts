@@ -125,6 +125,8 @@ export interface ResourceDefinition<S extends TObject = TObject> {
    * `Unsupported` (no policy is ever acted on: no orphan or foregroundDeletion finalizer).
    */
   defaultPropagationPolicy?: 'Background' | 'Orphan' | 'Unsupported'
+  /** The garbage collector neither follows nor collects this kind (the reference controller manager ignores events). */
+  ignoredByGarbageCollector?: boolean
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */

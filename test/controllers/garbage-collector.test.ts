@@ -160,6 +160,14 @@ describe('garbage collector', () => {
     assert.equal(await exists(cm('default', 'unk')), true)
   })
 
+  it('leaves events alone, as the reference controller manager ignores them', async () => {
+    const dangling = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'nobody', uid: '00000000-0000-0000-0000-000000000007' }]
+    await create(`${ns('default')}/events`, { metadata: { name: 'ev-owned', ownerReferences: dangling }, involvedObject: { kind: 'ConfigMap', name: 'x', namespace: 'default' }, reason: 'R', message: 'm' })
+    await configMap('default', 'ev-probe', [{ ...dangling[0], uid: '00000000-0000-0000-0000-000000000008' }])
+    await gone(cm('default', 'ev-probe'))
+    assert.equal(await exists(`${ns('default')}/events/ev-owned`), true)
+  })
+
   it('a cycle of blocking owners deleted in the foreground ends (no livelock)', async () => {
     const a = await configMap('default', 'cy-a')
     const b = await configMap('default', 'cy-b', [ref(a, { block: true })])
