@@ -269,8 +269,12 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
       policy = f.includes(GC_FINALIZERS.orphan) ? 'Orphan' : f.includes(GC_FINALIZERS.foreground) ? 'Foreground' : 'Background'
     }
     try {
-      await store.delete(d.namespace, d.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: d.uid } }, caller)
-    } catch (err) { ignoreGone(err) }
+      // Only the object as judged: an owner added since then (a 409 here) means judging it again.
+      await store.delete(d.namespace, d.name, { dryRun: false, propagationPolicy: policy, preconditions: { uid: d.uid, resourceVersion: latest.metadata.resourceVersion } }, caller)
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 409) enqueueDependent(d)
+      else ignoreGone(err)
+    }
   }
 
   // ---- owners being deleted -----------------------------------------------------------------
