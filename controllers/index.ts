@@ -12,6 +12,7 @@ import rbacBootstrap from './rbac-bootstrap.js'
 import clusterRoleAggregation from './clusterrole-aggregation.js'
 import storageProtectionController from './storage-protection.js'
 import ephemeralVolumeController from './ephemeral-volume.js'
+import garbageCollector from './garbage-collector.js'
 
 /** What a controller may read of the app's options. */
 export interface ControllerContext {
@@ -39,7 +40,8 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'rbac-bootstrap', plugin: rbacBootstrap, enabled: 'always' },
   { name: 'clusterrole-aggregation', plugin: clusterRoleAggregation, enabled: 'always' },
   { name: 'storage-protection', plugin: storageProtectionController, enabled: 'always' },
-  { name: 'ephemeral-volume', plugin: ephemeralVolumeController, enabled: 'always' }
+  { name: 'ephemeral-volume', plugin: ephemeralVolumeController, enabled: 'always' },
+  { name: 'garbagecollector', plugin: garbageCollector, enabled: 'default' }
 ]
 
 /** Controllers of this server that `*` enables, as --controllers names them. */

@@ -26,7 +26,8 @@ export default fp(async function namespaceController (fastify: FastifyInstance) 
         const obj = JSON.parse(item.json) as AnyObject
         if (obj.metadata?.deletionTimestamp !== undefined) continue
         try {
-          await store.delete(name, obj.metadata.name, { dryRun: false }, caller)
+          // As the reference namespace controller: Background, so dependents go through the garbage collector.
+          await store.delete(name, obj.metadata.name, { dryRun: false, propagationPolicy: 'Background' }, caller)
         } catch (err) {
           if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err
         }

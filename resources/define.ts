@@ -119,6 +119,14 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   generation?: boolean
   /** Create-only and never stored; verbs default to ['create']. */
   virtual?: VirtualKind
+  /**
+   * What a DELETE without propagationPolicy does to the object's dependents (the reference
+   * strategy's DefaultGarbageCollectionPolicy): `Background` (default), `Orphan`, or
+   * `Unsupported` (no policy is ever acted on: no orphan or foregroundDeletion finalizer).
+   */
+  defaultPropagationPolicy?: 'Background' | 'Orphan' | 'Unsupported'
+  /** The garbage collector neither follows nor collects this kind (the reference controller manager ignores events). */
+  ignoredByGarbageCollector?: boolean
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */
@@ -129,6 +137,7 @@ export interface Resource extends ResourceDefinition<TObject> {
   nameRule: NameRule
   generation: boolean
   deleteReturns: 'Status' | 'Object'
+  defaultPropagationPolicy: 'Background' | 'Orphan' | 'Unsupported'
   subresources: Record<string, SubresourceDefinition<AnyObject>>
   strategy: Strategy<AnyObject>
   namespaced: boolean
@@ -143,6 +152,7 @@ export function defineResource<S extends TObject> (def: ResourceDefinition<S>): 
     nameRule: def.nameRule ?? 'DNSSubdomain',
     generation: def.generation ?? ('spec' in def.schema.properties),
     deleteReturns: def.deleteReturns ?? 'Status',
+    defaultPropagationPolicy: def.defaultPropagationPolicy ?? 'Background',
     subresources: (def.subresources ?? {}) as Record<string, SubresourceDefinition<AnyObject>>,
     strategy: (def.strategy ?? {}) as Strategy<AnyObject>,
     namespaced: def.scope === 'Namespaced'
@@ -153,6 +163,9 @@ export function defineResource<S extends TObject> (def: ResourceDefinition<S>): 
 export const statusSubresource = (): SubresourceDefinition<any> => ({
   merge: (incoming, existing) => ({ ...existing, status: incoming.status })
 })
+
+/** The finalizers the garbage collector owns (metav1.FinalizerOrphanDependents, FinalizerDeleteDependents). */
+export const GC_FINALIZERS = { orphan: 'orphan', foreground: 'foregroundDeletion' } as const
 
 /** Storage key of an object; namespace '' for cluster-scoped kinds. */
 export const storageKey = (r: Pick<Resource, 'group' | 'plural'>, namespace: string, name: string): string =>

@@ -44,6 +44,7 @@ export default defineResource({
   singular: 'event',
   shortNames: ['ev'],
   scope: 'Namespaced',
+  ignoredByGarbageCollector: true,
   schema,
   strategy: {
     validate (ev) {

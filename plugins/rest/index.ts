@@ -251,7 +251,9 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const c = caller(request)
         const result = await store.delete(ns, info.name, o, c)
         warn(reply, c)
-        if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, result.deleted ? 200 : 202, r, objectJson(result.json), enc)
+        // As the reference server: 200 with the object while finalizers hold it; 202 only when
+        // the client asked for cascading through the old orphanDependents=false.
+        if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, !result.deleted && o.orphanDependents === false ? 202 : 200, r, objectJson(result.json), enc)
         const details: AnyObject = { name: info.name }
         if (r.group !== '') details.group = r.group
         details.kind = r.plural

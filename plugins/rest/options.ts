@@ -122,6 +122,8 @@ export interface DeleteOptions {
   dryRun: boolean
   gracePeriodSeconds?: number
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground'
+  /** The deprecated spelling of Orphan (true) or Background (false); never set with propagationPolicy. */
+  orphanDependents?: boolean
   preconditions?: { uid?: string, resourceVersion?: string }
 }
 
@@ -144,7 +146,10 @@ export function parseDeleteOptions (q: Query, body: Record<string, any> | undefi
   if (policy !== undefined && policy !== null && !POLICIES.includes(policy)) {
     errors.push({ type: 'NotSupported', field: 'propagationPolicy', value: policy, supported: [...POLICIES, 'nil'] })
   }
-  if (body?.orphanDependents !== undefined && policy !== undefined && policy !== null) {
+  let orphanDependents: unknown = body?.orphanDependents ?? (one(q, 'orphanDependents') === undefined ? undefined : bool(q, 'orphanDependents'))
+  if (orphanDependents === null) orphanDependents = undefined
+  if (orphanDependents !== undefined && typeof orphanDependents !== 'boolean') errors.push({ type: 'Invalid', field: 'orphanDependents', value: orphanDependents, detail: 'must be a boolean' })
+  if (orphanDependents !== undefined && policy !== undefined && policy !== null) {
     errors.push({ type: 'Invalid', field: 'propagationPolicy', value: policy, detail: 'orphanDependents and deletionPropagation cannot be both set' })
   }
   if (errors.length > 0) throw optionsInvalid('DeleteOptions', errors)
@@ -152,6 +157,7 @@ export function parseDeleteOptions (q: Query, body: Record<string, any> | undefi
     dryRun,
     gracePeriodSeconds: grace,
     propagationPolicy: policy ?? undefined,
+    orphanDependents: orphanDependents as boolean | undefined,
     preconditions: body?.preconditions ?? undefined
   }
 }

@@ -15,6 +15,7 @@ import { storageErrorToStatus } from './storage-errors.js'
 import { parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from './selectors.js'
 import { recordManagedFields } from './managed-fields.js'
 import { decodeContinue } from './continue.js'
+import { finalizersForDeletion } from './deletion-finalizers.js'
 import type { DeleteOptions, FieldValidation, ListOptions, WriteOptions } from './options.js'
 
 /** Who writes, and where the answer's warnings go. */
@@ -435,14 +436,20 @@ export class GenericStore {
       const attrs = admissionAttributes(this.resource, this.registry, { operation: 'DELETE', namespace, name, subresource: '', caller, dryRun: opts.dryRun, oldObject: old })
       await this.admission.mutate(attrs)
       await this.admission.validate(attrs)
-      const held = this.pendingFinalizers(old).length > 0
-      if (held && old.metadata.deletionTimestamp !== undefined) return { json: current.json, object: old, deleted: false }
+      // The propagation policy becomes a finalizer the garbage collector acts on.
+      const finalizers = finalizersForDeletion(this.resource, old, opts)
+      const next = finalizers === undefined ? old : withFinalizers(old, finalizers)
+      const held = this.pendingFinalizers(next).length > 0
+      const terminating = old.metadata.deletionTimestamp !== undefined
+      if (held && terminating && finalizers === undefined) return { json: current.json, object: old, deleted: false }
       try {
         if (held) {
-          const marked = structuredClone(old)
-          marked.metadata.deletionTimestamp = now()
-          marked.metadata.deletionGracePeriodSeconds = 0
-          this.resource.strategy.prepareForDelete?.(marked)
+          const marked = structuredClone(next)
+          if (!terminating) {
+            marked.metadata.deletionTimestamp = now()
+            marked.metadata.deletionGracePeriodSeconds = 0
+            this.resource.strategy.prepareForDelete?.(marked)
+          }
           if (opts.dryRun) return { json: JSON.stringify(marked), object: marked, deleted: false }
           const stored = await this.write({ type: 'update', key, value: marked as any, expectRevision: current.revision })
           return { json: stored.json, object: JSON.parse(stored.json), deleted: false }
@@ -478,6 +485,11 @@ export class GenericStore {
     }
     return count
   }
+}
+
+function withFinalizers (obj: AnyObject, finalizers: string[]): AnyObject {
+  const { finalizers: _f, ...meta } = obj.metadata
+  return { ...obj, metadata: finalizers.length === 0 ? meta : { ...meta, finalizers } }
 }
 
 /** Whether a client's resourceVersion names a revision after `revision`. */

@@ -28,7 +28,7 @@ describe('storage protection controller', () => {
     const pod = await app().request({ method: 'POST', url: pods, payload: { metadata: { name: 'user' }, spec: { containers: [{ name: 'c', image: 'busybox' }], volumes: [{ name: 'd', persistentVolumeClaim: { claimName: 'data' } }] } } })
     assert.equal(pod.statusCode, 201, pod.body)
     const del = await app().request({ method: 'DELETE', url: `${claims}/data` })
-    assert.equal(del.statusCode, 202)
+    assert.equal(del.statusCode, 200)
     assert.deepEqual(del.json().metadata.finalizers, [FINALIZERS.pvcProtection])
     await sleep(600)
     const held = await app().request({ method: 'GET', url: `${claims}/data` })
@@ -40,7 +40,7 @@ describe('storage protection controller', () => {
 
   it('removes an unused claim at once', async () => {
     await app().request({ method: 'POST', url: claims, payload: { metadata: { name: 'unused' }, spec: claimSpec } })
-    assert.equal((await app().request({ method: 'DELETE', url: `${claims}/unused` })).statusCode, 202)
+    assert.equal((await app().request({ method: 'DELETE', url: `${claims}/unused` })).statusCode, 200)
     assert.ok(await gone(`${claims}/unused`))
   })
 
@@ -58,7 +58,7 @@ describe('storage protection controller', () => {
     await app().request({ method: 'POST', url: volumes, payload: { metadata: { name: 'pv-1' }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp/pv-1' } } } })
     await app().request({ method: 'POST', url: claims, payload: { metadata: { name: 'bound' }, spec: { ...claimSpec, volumeName: 'pv-1' } } })
     const del = await app().request({ method: 'DELETE', url: `${volumes}/pv-1` })
-    assert.equal(del.statusCode, 202)
+    assert.equal(del.statusCode, 200)
     await sleep(600)
     assert.equal((await app().request({ method: 'GET', url: `${volumes}/pv-1` })).statusCode, 200)
     await app().request({ method: 'DELETE', url: `${claims}/bound` })
