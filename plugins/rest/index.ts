@@ -12,6 +12,7 @@ import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOption
 import { sendDocument, sendList, sendObject, type EncodeOptions } from './encode.js'
 import { MAX_BUFFERED_BYTES, serveWatch, type WatchSettings } from './watch.js'
 import { applyPatch, PATCH_TYPES } from './patch.js'
+import { serverSideApply } from './apply-request.js'
 import { defaultManager } from './managed-fields.js'
 import { duplicateFields } from './duplicate-fields.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
@@ -226,14 +227,19 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         return sendObject(reply, result.created ? 201 : 200, r, objectJson(result.json), enc)
       }
       case 'patch': {
-        const o = parseWriteOptions(query, 'PatchOptions')
-        const c = caller(request, o.fieldManager)
         const type = mediaType(request)
         const patchType = PATCH_TYPES[type]
         if (patchType === undefined) throw unsupportedMediaType(type, Object.keys(PATCH_TYPES))
+        const o = parseWriteOptions(query, 'PatchOptions', patchType === 'apply')
+        const c = caller(request, o.fieldManager)
         const patch = decodeBody(request, [type])
         checkDuplicates(request, o.fieldValidation, c, r, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
+        if (patchType === 'apply') {
+          const result = await serverSideApply(store, { namespace: ns, name: info.name, subresource: sub, body: patch, alias, options: o, caller: c })
+          warn(reply, c)
+          return sendObject(reply, result.created ? 201 : 200, r, objectJson(result.json), enc)
+        }
         const result = await store.update(ns, info.name, (old) => {
           const patched = applyPatch(patchType, old, patch, r.schema)
           // A patch that names no resourceVersion is unconditional, whatever the stored one is.

@@ -1,0 +1,109 @@
+// Server-side apply (application/apply-patch+yaml): the applied configuration merged into the
+// live object, fields its manager applied before and now leaves out removed, and conflicts with
+// other managers refused unless forced. As the reference's structured-merge-diff Updater.Apply.
+import { isDeepStrictEqual } from 'node:util'
+import type { AnyObject, Resource } from '../../resources/define.js'
+import { ApiError, badRequest, type StatusCause } from '../../resources/status.js'
+import { pathString, type FieldPath } from './field-set.js'
+import { mergeApplied, removeFields, toFieldSet } from './typed-value.js'
+import { decodeOwners, emptyObject, ownable, ownableChanges, ownerKey, setOwners, withoutManagedFields, type ManagerInfo, type Owner } from './managed-fields.js'
+
+/** The checks the reference makes of an apply body before merging it. */
+export function checkApplyBody (body: unknown, r: Resource, alias?: string): AnyObject {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest(`the object provided is unrecognized (must be of type ${r.kind})`)
+  }
+  const config = body as AnyObject
+  const meta = config.metadata
+  if (meta !== undefined && (typeof meta !== 'object' || meta === null || Array.isArray(meta))) throw badRequest('metadata must be an object')
+  if (meta?.managedFields !== undefined && meta.managedFields !== null) throw badRequest('metadata.managedFields must be nil')
+  if (alias !== undefined && config.apiVersion === alias) config.apiVersion = r.apiVersion
+  if (config.apiVersion !== r.apiVersion) {
+    throw badRequest(`Incorrect version specified in apply patch. Specified patch version: ${typeof config.apiVersion === 'string' ? config.apiVersion : ''}, expected: ${r.apiVersion}`)
+  }
+  if (config.kind !== r.kind) {
+    throw badRequest(`Incorrect kind specified in apply patch. Specified patch kind: ${typeof config.kind === 'string' ? config.kind : ''}, expected: ${r.kind}`)
+  }
+  return config
+}
+
+export interface ApplyContext {
+  resource: Resource
+  who: ManagerInfo
+  force: boolean
+  hasStatus: boolean
+}
+
+/**
+ * The object an apply leaves, managedFields included; `live` undefined for a create. Throws
+ * 409 with one FieldManagerConflict cause per field another manager owns and this apply
+ * would change, unless forced (then the others lose those fields).
+ */
+export function applyConfiguration (live: AnyObject | undefined, config: AnyObject, ctx: ApplyContext): AnyObject {
+  const schema = ctx.resource.schema as Record<string, any>
+  const { who, hasStatus } = ctx
+  const owners = decodeOwners(live?.metadata?.managedFields) ?? []
+  const before = live === undefined ? emptyObject(config, schema) : withoutManagedFields(live)
+  const applied = ownable(toFieldSet(config, schema), who.subresource, hasStatus)
+  let merged = mergeApplied(before, config, schema) as AnyObject
+  const mine = { manager: who.manager, operation: 'Apply' as const, apiVersion: who.apiVersion, subresource: who.subresource }
+  const key = ownerKey(mine)
+  const last = owners.find(o => ownerKey(o) === key)
+  const applier: Owner = { ...mine, time: last?.time, set: applied }
+  const others = owners.filter(o => o !== last)
+
+  if (last !== undefined && !last.set.empty()) {
+    // Prune what this manager applied last time and no longer does, unless somebody owns it.
+    const everyone = others.reduce((acc, o) => acc.union(o.set), applied)
+    const drop = last.set.difference(applied).difference(everyone)
+    if (!drop.empty()) merged = removeFields(merged, drop, everyone, schema) as AnyObject
+  }
+
+  const c = ownableChanges(before, merged, schema, who.subresource, hasStatus)
+  const changed = c.modified.union(c.added)
+  const conflicts: Array<{ owner: Owner, paths: FieldPath[] }> = []
+  for (const o of others) {
+    const clash = o.set.intersection(changed)
+    if (!clash.empty()) conflicts.push({ owner: o, paths: clash.paths() })
+  }
+  if (conflicts.length > 0 && !ctx.force) throw applyConflict(conflicts)
+  for (const o of others) o.set = o.set.difference(changed).difference(c.removed)
+
+  const changedObject = !isDeepStrictEqual(before, merged)
+  if (changedObject || applier.time === undefined) applier.time = who.time
+  merged.metadata = { ...(merged.metadata ?? {}) }
+  setOwners(merged, [...others, applier])
+  return merged
+}
+
+/** How the reference names a manager in conflict messages. */
+function printManager (o: Owner): string {
+  let s = JSON.stringify(o.manager)
+  if (o.subresource !== '') s += ` with subresource ${JSON.stringify(o.subresource)}`
+  if (o.operation === 'Update') s += ` using ${o.apiVersion}`
+  return s
+}
+
+function applyConflict (conflicts: Array<{ owner: Owner, paths: FieldPath[] }>): ApiError {
+  const causes: StatusCause[] = []
+  for (const { owner, paths } of conflicts) {
+    for (const p of paths) causes.push({ reason: 'FieldManagerConflict', message: `conflict with ${printManager(owner)}`, field: pathString(p) })
+  }
+  let message: string
+  if (causes.length === 1) {
+    message = `Apply failed with 1 conflict: ${causes[0]!.message!}: ${causes[0]!.field!}`
+  } else {
+    const byManager = new Map<string, string[]>()
+    for (const { owner, paths } of conflicts) {
+      const name = printManager(owner)
+      byManager.set(name, [...(byManager.get(name) ?? []), ...paths.map(pathString)])
+    }
+    const lines: string[] = []
+    for (const name of [...byManager.keys()].sort()) {
+      lines.push(`conflicts with ${name}:`)
+      for (const p of byManager.get(name)!) lines.push(`- ${p}`)
+    }
+    message = `Apply failed with ${causes.length} conflicts: ${lines.join('\n')}`
+  }
+  return new ApiError(409, 'Conflict', message, { causes })
+}
