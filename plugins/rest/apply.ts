@@ -4,6 +4,7 @@
 import { isDeepStrictEqual } from 'node:util'
 import type { AnyObject, Resource } from '../../resources/define.js'
 import { ApiError, badRequest, type StatusCause } from '../../resources/status.js'
+import { ANNOTATIONS } from '../../resources/naming.js'
 import { pathString, type FieldPath } from './field-set.js'
 import { mergeApplied, removeFields, toFieldSet } from './typed-value.js'
 import { decodeOwners, emptyObject, ownable, ownableChanges, ownerKey, setOwners, withoutManagedFields, type ManagerInfo, type Owner } from './managed-fields.js'
@@ -72,8 +73,37 @@ export function applyConfiguration (live: AnyObject | undefined, config: AnyObje
   const changedObject = !isDeepStrictEqual(before, merged)
   if (changedObject || applier.time === undefined) applier.time = who.time
   merged.metadata = { ...(merged.metadata ?? {}) }
+  syncLastApplied(merged, config, who.manager)
   setOwners(merged, [...others, applier])
   return merged
+}
+
+/** kubectl's own manager name: its server-side applies keep a client-side annotation current. */
+const KUBECTL_MANAGER = 'kubectl'
+
+/**
+ * As the reference does, a server-side apply by kubectl rewrites the last-applied annotation
+ * that client-side apply left, so that going back to client-side apply stays possible.
+ */
+function syncLastApplied (merged: AnyObject, config: AnyObject, manager: string): void {
+  const key = ANNOTATIONS.lastAppliedConfiguration
+  const annotations = merged.metadata.annotations as Record<string, string> | undefined
+  if (manager !== KUBECTL_MANAGER || annotations?.[key] === undefined) return
+  const copy = structuredClone(config)
+  if (copy.metadata?.annotations !== undefined && copy.metadata.annotations !== null) {
+    delete copy.metadata.annotations[key]
+    if (Object.keys(copy.metadata.annotations).length === 0) delete copy.metadata.annotations
+  }
+  merged.metadata.annotations = { ...annotations, [key]: JSON.stringify(sortedKeys(copy)) + '\n' }
+}
+
+/** Keys in byte order at every level, as the reference encodes an unstructured object. */
+function sortedKeys (v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortedKeys)
+  if (typeof v !== 'object' || v === null) return v
+  const out: Record<string, unknown> = {}
+  for (const k of Object.keys(v).sort()) Object.defineProperty(out, k, { value: sortedKeys((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true })
+  return out
 }
 
 /** How the reference names a manager in conflict messages. */

@@ -134,6 +134,8 @@ describe('kubectl apply --server-side', { concurrency: 3, skip: SELECTED.length 
         assert.deepEqual(managers(ssa).filter(([m]) => m !== 'kubectl-last-applied'), [['kubectl', 'Apply']])
         const owned = ssa.metadata.managedFields.find((e: any) => e.manager === 'kubectl').fieldsV1
         assert.deepEqual(owned['f:data'], { 'f:a': {}, 'f:b': {} })
+        const lastApplied = JSON.parse(ssa.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration'])
+        assert.deepEqual(lastApplied.data, { a: '1', b: '2' }, 'the server keeps the client-side annotation current')
         // The fields kubectl applied client-side are kubectl's now: leaving one out removes it.
         await ok(v, ['apply', '--server-side', '-f', '-'], cm('migrated', { b: '2' }))
         assert.deepEqual((await get('cm', 'migrated', '-n', ns)).data, { b: '2' })
