@@ -152,7 +152,7 @@ function walkCompare (l: unknown, r: unknown, s: Schema, path: FieldPath, c: Com
   const leaf = (): void => {
     if (l === undefined) c.added.insert(path)
     else if (r === undefined) c.removed.insert(path)
-    else if (!isDeepStrictEqual(l, r)) c.modified.insert(path)
+    else if (l !== r && (typeof l !== 'object' || typeof r !== 'object' || !isDeepStrictEqual(l, r))) c.modified.insert(path)
   }
   if (shape.kind === 'scalar' || (shape.kind === 'list' && shape.type === 'atomic') || (shape.kind === 'struct' && shape.atomic)) return leaf()
   if (shape.kind === 'list') {
