@@ -5,8 +5,8 @@ import { isDeepStrictEqual } from 'node:util'
 import type { AnyObject, Resource } from '../../resources/define.js'
 import { ApiError, badRequest, type StatusCause } from '../../resources/status.js'
 import { ANNOTATIONS } from '../../resources/naming.js'
-import { pathString, type FieldPath } from './field-set.js'
-import { mergeApplied, removeFields, toFieldSet } from './typed-value.js'
+import { pathString, type FieldPath, type FieldSet } from './field-set.js'
+import { compare, mergeApplied, removeFields, toFieldSet } from './typed-value.js'
 import { decodeOwners, emptyObject, ownable, ownableChanges, ownerKey, setOwners, withoutManagedFields, type ManagerInfo, type Owner } from './managed-fields.js'
 
 /** The checks the reference makes of an apply body before merging it. */
@@ -67,7 +67,15 @@ export function applyConfiguration (live: AnyObject | undefined, config: AnyObje
     const clash = o.set.intersection(changed)
     if (!clash.empty()) conflicts.push({ owner: o, paths: clash.paths() })
   }
-  if (conflicts.length > 0 && !ctx.force) throw applyConflict(conflicts)
+  if (conflicts.length > 0 && !ctx.force) {
+    // kubectl taking over from its client-side apply may change what that apply set, as long
+    // as nobody changed it since (the reference's last-applied manager).
+    const allowed = who.manager === KUBECTL_MANAGER ? allowedByLastApplied(before, schema) : undefined
+    const remaining = conflicts
+      .map(({ owner, paths }) => ({ owner, paths: paths.filter(p => allowed === undefined || !allowed.has(p)) }))
+      .filter(c => c.paths.length > 0)
+    if (remaining.length > 0) throw applyConflict(remaining)
+  }
   for (const o of others) o.set = o.set.difference(changed).difference(c.removed)
 
   const changedObject = !isDeepStrictEqual(before, merged)
@@ -104,6 +112,24 @@ function sortedKeys (v: unknown): unknown {
   const out: Record<string, unknown> = {}
   for (const k of Object.keys(v).sort()) Object.defineProperty(out, k, { value: sortedKeys((v as Record<string, unknown>)[k]), enumerable: true, writable: true, configurable: true })
   return out
+}
+
+/**
+ * The fields of kubectl's last-applied annotation when the live object still holds every value
+ * it names; undefined when there is no annotation or it no longer matches.
+ */
+function allowedByLastApplied (live: AnyObject, schema: Record<string, any>): FieldSet | undefined {
+  const text = (live.metadata?.annotations as Record<string, string> | undefined)?.[ANNOTATIONS.lastAppliedConfiguration]
+  if (text === undefined || text === '') return undefined
+  let lastApplied: unknown
+  try { lastApplied = JSON.parse(text) } catch { return undefined }
+  if (typeof lastApplied !== 'object' || lastApplied === null || Array.isArray(lastApplied)) return undefined
+  try {
+    if (!compare(lastApplied, live, schema).modified.empty()) return undefined
+    return toFieldSet(lastApplied, schema)
+  } catch {
+    return undefined
+  }
 }
 
 /** How the reference names a manager in conflict messages. */

@@ -172,3 +172,23 @@ test('the managedFields layout after an apply and two updates of another manager
   assert.deepEqual(fields[0].fieldsV1, { 'f:data': { 'f:b': {} } })
   assert.deepEqual(fields[1].fieldsV1, { 'f:data': { 'f:a': {}, 'f:c': {} }, 'f:metadata': { 'f:labels': { '.': {}, 'f:l': {} } } })
 })
+
+test('kubectl may take over what its client-side apply set, while the live object still matches the annotation', async (t) => {
+  const app = await buildTestApp(t)
+  const LAST = 'kubectl.kubernetes.io/last-applied-configuration'
+  const lastApplied = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm', namespace: 'default' }, data: { a: '1' } }) + '\n'
+  const created = await app.request({ method: 'POST', url: `${CM}?fieldManager=kubectl-client-side-apply`, payload: { metadata: { name: 'm', annotations: { [LAST]: lastApplied } }, data: { a: '1' } } })
+  assert.equal(created.statusCode, 201)
+  const other = await apply(app, `${CM}/m`, cm('m', { a: '2' }), 'fieldManager=someone')
+  assert.equal(other.statusCode, 409, 'only kubectl takes over')
+  const taken = await apply(app, `${CM}/m`, cm('m', { a: '2' }), 'fieldManager=kubectl')
+  assert.equal(taken.statusCode, 200, taken.body)
+  assert.equal(taken.json().data.a, '2')
+  assert.deepEqual(JSON.parse(taken.json().metadata.annotations[LAST]).data, { a: '2' }, 'the annotation follows the applied configuration')
+
+  // Once somebody else changed a field since the client-side apply, it conflicts again.
+  await app.request({ method: 'POST', url: `${CM}?fieldManager=kubectl-client-side-apply`, payload: { metadata: { name: 'n', annotations: { [LAST]: lastApplied.replace('"m"', '"n"') } }, data: { a: '1' } } })
+  await app.request({ method: 'PATCH', url: `${CM}/n?fieldManager=kubectl-client-side-apply`, headers: MERGE, payload: { data: { a: '9' } } })
+  const changed = await apply(app, `${CM}/n`, cm('n', { a: '2' }), 'fieldManager=kubectl')
+  assert.equal(changed.statusCode, 409)
+})
