@@ -121,14 +121,20 @@ export class FieldSet {
 
   /** The FieldsV1 object: children sorted, `.` first where a member also has children. */
   toFieldsV1 (): Record<string, unknown> {
+    // Every key has a one-letter prefix (`f:`, `k:`, ...), so plain assignment cannot reach a prototype.
     const out: Record<string, unknown> = {}
-    const own = (pe: string, v: unknown): void => { Object.defineProperty(out, pe, { value: v, enumerable: true, writable: true, configurable: true }) }
-    for (const pe of [...this.children.keys()].sort(compareElements)) {
+    const keys = this.children.size > 1 ? [...this.children.keys()].sort(compareElements) : this.children.keys()
+    for (const pe of keys) {
       const c = this.children.get(pe)!
-      if (c.empty()) continue
       const inner = c.toFieldsV1()
-      const hasChildren = Object.keys(inner).length > 0
-      own(pe, hasChildren && c.member ? { '.': {}, ...inner } : inner)
+      let hasChildren = false
+      for (const _ in inner) { hasChildren = true; break }
+      if (!hasChildren && !c.member) continue
+      if (hasChildren && c.member) {
+        const withSelf: Record<string, unknown> = { '.': {} }
+        for (const k in inner) withSelf[k] = inner[k]
+        out[pe] = withSelf
+      } else out[pe] = inner
     }
     return out
   }

@@ -76,7 +76,11 @@ const cmp = (a: string, b: string): number => a < b ? -1 : a > b ? 1 : 0
  * resource of a kind with a status subresource not status; through status only status.
  */
 export function ownable (set: FieldSet, subresource: string, hasStatus: boolean): FieldSet {
-  const out = set.copy()
+  return restrictToOwnable(set.copy(), subresource, hasStatus)
+}
+
+/** `ownable` in place, for sets the caller has just built. */
+function restrictToOwnable (out: FieldSet, subresource: string, hasStatus: boolean): FieldSet {
   const meta = out.children.get(fieldElement('metadata'))
   if (meta !== undefined) {
     for (const f of SERVER_METADATA) meta.children.delete(fieldElement(f))
@@ -116,9 +120,9 @@ export function emptyObject (obj: AnyObject, schema: Schema): AnyObject {
 export function ownableChanges (before: AnyObject, after: AnyObject, schema: Schema, subresource: string, hasStatus: boolean): Comparison {
   const c = compare(withoutManagedFields(before), withoutManagedFields(after), schema)
   return {
-    added: ownable(c.added, subresource, hasStatus),
-    modified: ownable(c.modified, subresource, hasStatus),
-    removed: ownable(c.removed, subresource, hasStatus)
+    added: restrictToOwnable(c.added, subresource, hasStatus),
+    modified: restrictToOwnable(c.modified, subresource, hasStatus),
+    removed: restrictToOwnable(c.removed, subresource, hasStatus)
   }
 }
 

@@ -60,16 +60,24 @@ function computeShape (outer: Record<string, any>): Shape {
   return { kind: 'scalar' }
 }
 
+const isEmptyMap = (v: Json): boolean => { for (const _ in v) return false; return true }
+
+const entrySchemas = new WeakMap<object, Schema | null>()
+
 /** The schema of a field or map entry; undefined (unstructured) when the schema says nothing. */
 function fieldSchema (s: Schema, key: string): Schema {
   if (s === undefined) return undefined
   const props = s.properties as Record<string, Schema> | undefined
-  if (props?.[key] !== undefined) return props[key]
-  if (s.patternProperties !== undefined) return Object.values(s.patternProperties)[0] as Schema
-  return isMap(s.additionalProperties) ? s.additionalProperties : undefined
+  if (props !== undefined && Object.prototype.hasOwnProperty.call(props, key)) return props[key]
+  let entry = entrySchemas.get(s)
+  if (entry === undefined) {
+    entry = (s.patternProperties !== undefined ? Object.values(s.patternProperties)[0] as Schema : isMap(s.additionalProperties) ? s.additionalProperties : undefined) ?? null
+    entrySchemas.set(s, entry)
+  }
+  return entry ?? undefined
 }
 
-const isField = (s: Schema, key: string): boolean => (s?.properties as Json | undefined)?.[key] !== undefined
+const isField = (s: Schema, key: string): boolean => s?.properties !== undefined && Object.prototype.hasOwnProperty.call(s.properties, key)
 
 /** The shape to walk a value with: unstructured values and schema-less nodes follow the value. */
 function resolve (s: Schema, value: unknown): Exclude<Shape, { kind: 'untyped' }> {
@@ -121,18 +129,21 @@ function walkFields (value: unknown, s: Schema, path: FieldPath, set: FieldSet):
     const seen = new Set<PathElement>()
     for (const item of value) {
       const pe = itemElement(shape, item)
-      const p = [...path, pe]
-      if (!seen.has(pe)) walkFields(item, itemSchema(shape), p, set)
+      path.push(pe)
+      if (!seen.has(pe)) walkFields(item, itemSchema(shape), path, set)
       seen.add(pe)
-      set.insert(p)
+      set.insert(path)
+      path.pop()
     }
     return
   }
   if (shape.atomic || !isMap(value)) { if (path.length > 0) set.insert(path); return }
-  for (const [k, v] of Object.entries(value)) {
-    const p = [...path, fieldElement(k)]
-    walkFields(v, fieldSchema(shape.schema, k), p, set)
-    if (v === null || (isMap(v) && Object.keys(v).length === 0) || !isField(shape.schema, k)) set.insert(p)
+  for (const k in value) {
+    const v = value[k]
+    path.push(fieldElement(k))
+    walkFields(v, fieldSchema(shape.schema, k), path, set)
+    if (v === null || (isMap(v) && isEmptyMap(v)) || !isField(shape.schema, k)) set.insert(path)
+    path.pop()
   }
 }
 
@@ -147,26 +158,28 @@ export function compare (lhs: unknown, rhs: unknown, schema: Schema): Comparison
   return c
 }
 
+function compareLeaf (l: unknown, r: unknown, path: FieldPath, c: Comparison): void {
+  if (l === undefined) c.added.insert(path)
+  else if (r === undefined) c.removed.insert(path)
+  else if (l !== r && (typeof l !== 'object' || typeof r !== 'object' || !isDeepStrictEqual(l, r))) c.modified.insert(path)
+}
+
 function walkCompare (l: unknown, r: unknown, s: Schema, path: FieldPath, c: Comparison): void {
   const shape = resolve(s, r ?? l)
-  const leaf = (): void => {
-    if (l === undefined) c.added.insert(path)
-    else if (r === undefined) c.removed.insert(path)
-    else if (l !== r && (typeof l !== 'object' || typeof r !== 'object' || !isDeepStrictEqual(l, r))) c.modified.insert(path)
-  }
-  if (shape.kind === 'scalar' || (shape.kind === 'list' && shape.type === 'atomic') || (shape.kind === 'struct' && shape.atomic)) return leaf()
+  if (shape.kind === 'scalar' || (shape.kind === 'list' && shape.type === 'atomic') || (shape.kind === 'struct' && shape.atomic)) return compareLeaf(l, r, path, c)
   if (shape.kind === 'list') {
-    if ((l !== undefined && !Array.isArray(l)) || (r !== undefined && !Array.isArray(r))) return leaf()
+    if ((l !== undefined && !Array.isArray(l)) || (r !== undefined && !Array.isArray(r))) return compareLeaf(l, r, path, c)
     const left = indexItems(shape, l as unknown[] | undefined)
     const right = indexItems(shape, r as unknown[] | undefined)
-    for (const [pe, item] of left) walkCompare(item, right.get(pe), itemSchema(shape), [...path, pe], c)
-    for (const [pe, item] of right) if (!left.has(pe)) walkCompare(undefined, item, itemSchema(shape), [...path, pe], c)
+    const s = itemSchema(shape)
+    for (const [pe, item] of left) { path.push(pe); walkCompare(item, right.get(pe), s, path, c); path.pop() }
+    for (const [pe, item] of right) if (!left.has(pe)) { path.push(pe); walkCompare(undefined, item, s, path, c); path.pop() }
   } else {
-    if ((l !== undefined && !isMap(l)) || (r !== undefined && !isMap(r))) return leaf()
+    if ((l !== undefined && !isMap(l)) || (r !== undefined && !isMap(r))) return compareLeaf(l, r, path, c)
     const lm = (l ?? {}) as Json
     const rm = (r ?? {}) as Json
-    for (const k of Object.keys(lm)) walkCompare(lm[k], rm[k], fieldSchema(shape.schema, k), [...path, fieldElement(k)], c)
-    for (const k of Object.keys(rm)) if (!(k in lm)) walkCompare(undefined, rm[k], fieldSchema(shape.schema, k), [...path, fieldElement(k)], c)
+    for (const k in lm) { path.push(fieldElement(k)); walkCompare(lm[k], rm[k], fieldSchema(shape.schema, k), path, c); path.pop() }
+    for (const k in rm) if (!(k in lm)) { path.push(fieldElement(k)); walkCompare(undefined, rm[k], fieldSchema(shape.schema, k), path, c); path.pop() }
   }
   if (path.length === 0) return
   if (l === undefined) c.added.insert(path)
