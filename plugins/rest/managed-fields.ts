@@ -152,8 +152,44 @@ export function recordManagedFields (newObj: AnyObject, oldObj: AnyObject | unde
   setOwners(newObj, owners)
 }
 
+/** Update entries kept apart; older ones merge into one per apiVersion (the reference's cap). */
+export const MAX_UPDATE_ENTRIES = 10
+export const ANCIENT_CHANGES = 'ancient-changes'
+
+/**
+ * Past MAX_UPDATE_ENTRIES non-empty Update entries, the oldest are merged, per apiVersion, into
+ * an `ancient-changes` entry carrying the time of the newest one merged.
+ */
+export function capUpdateEntries (owners: Owner[]): Owner[] {
+  const updaters = owners.filter(o => o.operation === 'Update' && !o.set.empty())
+  if (updaters.length <= MAX_UPDATE_ENTRIES) return owners
+  const seconds = (t?: string): number => t === undefined ? 0 : Math.floor(Date.parse(t) / 1000)
+  updaters.sort((a, b) => seconds(a.time) - seconds(b.time) || cmp(ownerKey(a), ownerKey(b)))
+  const live = new Map(owners.map(o => [ownerKey(o), o]))
+  const firstOfVersion = new Map<string, Owner>()
+  let count = updaters.length
+  for (let i = 0; i < updaters.length && count > MAX_UPDATE_ENTRIES; i++) {
+    const o = updaters[i]!
+    const first = firstOfVersion.get(o.apiVersion)
+    if (first === undefined) { firstOfVersion.set(o.apiVersion, o); continue }
+    const key = ownerKey({ manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: o.apiVersion, subresource: '' })
+    let bucket = live.get(key)
+    if (bucket === undefined) {
+      bucket = { manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: o.apiVersion, subresource: '', time: first.time, set: first.set }
+      live.delete(ownerKey(first))
+      live.set(key, bucket)
+    }
+    if (bucket === o) continue
+    bucket.set = bucket.set.union(o.set)
+    bucket.time = o.time
+    live.delete(ownerKey(o))
+    count--
+  }
+  return [...live.values()]
+}
+
 export function setOwners (obj: AnyObject, owners: Owner[]): void {
-  const entries = encodeOwners(owners)
+  const entries = encodeOwners(capUpdateEntries(owners))
   if (entries === undefined) delete obj.metadata.managedFields
   else obj.metadata.managedFields = entries
 }

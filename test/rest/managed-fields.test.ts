@@ -79,3 +79,19 @@ test('a pod create: map lists keyed by name and by containerPort+protocol, a def
     }
   })
 })
+
+test('past ten Update entries the oldest merge into ancient-changes', () => {
+  let obj: any = { metadata: { name: 'a' }, data: {} }
+  for (let i = 0; i < 12; i++) {
+    const next: any = structuredClone(obj)
+    next.data[`k${i}`] = 'v'
+    recordManagedFields(next, obj, { ...who(`writer-${String(i).padStart(2, '0')}`), time: `2026-11-22T08:00:${String(i).padStart(2, '0')}Z` }, configmaps.schema)
+    obj = next
+  }
+  const entries = obj.metadata.managedFields
+  assert.equal(entries.length, 10)
+  const ancient = entries.find((e: any) => e.manager === 'ancient-changes')
+  assert.deepEqual(Object.keys(ancient.fieldsV1['f:data']).filter(k => k !== '.').sort(), ['f:k0', 'f:k1', 'f:k2'])
+  assert.equal(ancient.time, '2026-11-22T08:00:02Z')
+  assert.equal(entries.some((e: any) => ['writer-00', 'writer-01', 'writer-02'].includes(e.manager)), false)
+})
