@@ -132,6 +132,16 @@ export function ownableChanges (before: AnyObject, after: AnyObject, schema: Sch
  * itself (other than an empty list) replace the live ones; `[{}]` therefore clears them.
  */
 export function recordManagedFields (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo, schema?: Schema, hasStatus = false): void {
+  try {
+    recordWrite(newObj, oldObj, who, schema, hasStatus)
+  } catch {
+    // As the reference's UpdateNoErrors: a write is never refused for its bookkeeping (a list
+    // item without its keys that validation let through); its record is dropped instead.
+    delete newObj.metadata.managedFields
+  }
+}
+
+function recordWrite (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo, schema: Schema, hasStatus: boolean): void {
   const incoming = newObj.metadata?.managedFields
   let owners: Owner[] | undefined
   if (Array.isArray(incoming) && incoming.length > 0 && !isDeepStrictEqual(incoming, oldObj?.metadata?.managedFields)) owners = decodeOwners(incoming)

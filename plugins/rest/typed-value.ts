@@ -77,6 +77,8 @@ function fieldSchema (s: Schema, key: string): Schema {
   return entry ?? undefined
 }
 
+const isClosed = (s: Schema): boolean => s !== undefined && s.properties !== undefined && s.additionalProperties === false && s.patternProperties === undefined
+
 const isField = (s: Schema, key: string): boolean => s?.properties !== undefined && Object.prototype.hasOwnProperty.call(s.properties, key)
 
 /** The shape to walk a value with: unstructured values and schema-less nodes follow the value. */
@@ -138,8 +140,11 @@ function walkFields (value: unknown, s: Schema, path: FieldPath, set: FieldSet):
     return
   }
   if (shape.atomic || !isMap(value)) { if (path.length > 0) set.insert(path); return }
+  const closed = isClosed(shape.schema)
   for (const k in value) {
     const v = value[k]
+    // A field a closed struct does not declare is dropped before storing: nobody owns it.
+    if (closed && !isField(shape.schema, k)) continue
     path.push(fieldElement(k))
     walkFields(v, fieldSchema(shape.schema, k), path, set)
     if (v === null || (isMap(v) && isEmptyMap(v)) || !isField(shape.schema, k)) set.insert(path)

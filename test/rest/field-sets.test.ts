@@ -108,3 +108,8 @@ test('removal: members go, an item someone still owns a part of stays, emptied m
   const keep = FieldSet.of([['f:mapList', 'k:{"name":"two"}', 'f:v']])
   assert.deepEqual(removeFields(obj, remove, keep, schema), { mapList: [{ name: 'two', v: 'y' }] })
 })
+
+test('a field a closed struct does not declare is owned by nobody', () => {
+  assert.deepEqual(toFieldSet({ struct: { a: 'x', stray: 1 }, unknown: 2 }, Type.Object({ struct: Type.Object({ a: Type.String() }, { additionalProperties: false }) }, { additionalProperties: false })).toFieldsV1(),
+    { 'f:struct': { 'f:a': {} } })
+})
