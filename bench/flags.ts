@@ -1,7 +1,7 @@
 // The benchmark's flags: every workload's duration and concurrency, with defaults that finish
 // the suite in under five minutes on two cores.
 
-export const WORKLOADS = ['create', 'get', 'list', 'watch', 'update', 'memory', 'startup'] as const
+export const WORKLOADS = ['create', 'get', 'list', 'watch', 'update', 'apply', 'memory', 'startup'] as const
 export type Workload = typeof WORKLOADS[number]
 
 export interface BenchFlags {
@@ -24,6 +24,8 @@ export interface BenchFlags {
   updateConcurrency: number
   hotDuration: number
   hotConcurrency: number
+  applyDuration: number
+  applyConcurrency: number
   memoryObjects: number
   /** Write the server's CPU profile (node --cpu-prof) into bench/results/. */
   cpuProf: boolean
@@ -53,6 +55,8 @@ export const DEFAULTS: BenchFlags = {
   updateConcurrency: 64,
   hotDuration: 10,
   hotConcurrency: 16,
+  applyDuration: 10,
+  applyConcurrency: 64,
   memoryObjects: 100_000,
   cpuProf: false,
   keep: false,
@@ -60,7 +64,7 @@ export const DEFAULTS: BenchFlags = {
 }
 
 const HELP = `usage: npm run bench -- [flags]
-  --only create,get,list,watch,update,memory,startup   workloads to run (default: all)
+  --only create,get,list,watch,update,apply,memory,startup   workloads to run (default: all)
   --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds});
                              each create round leaves its objects, so memory and start-up then run on more than --memory-objects
   --payload-bytes N          ConfigMap size (${DEFAULTS.payloadBytes})
@@ -71,6 +75,7 @@ const HELP = `usage: npm run bench -- [flags]
   --watchers N  --watch-rate W/s  --watch-duration S  (${DEFAULTS.watchers}, ${DEFAULTS.watchRate}, ${DEFAULTS.watchDuration} s)
   --update-duration S        --update-concurrency N   (${DEFAULTS.updateDuration} s, ${DEFAULTS.updateConcurrency})
   --hot-duration S           --hot-concurrency N      (${DEFAULTS.hotDuration} s, ${DEFAULTS.hotConcurrency})
+  --apply-duration S         --apply-concurrency N    (${DEFAULTS.applyDuration} s, ${DEFAULTS.applyConcurrency}; creates of the same run are its ceiling)
   --memory-objects N         ConfigMaps cached before RSS is read (${DEFAULTS.memoryObjects})
   --cpu-prof                 write the server's CPU profile to bench/results/
   --database-url URL         create the benchmark database there (default: $DATABASE_URL, else embedded PostgreSQL)

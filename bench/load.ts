@@ -37,6 +37,8 @@ export type RequestKind =
   | { kind: 'patch', path: string }
   | { kind: 'etcd-put', prefix: string, payloadBytes: number }
   | { kind: 'list', path: string }
+  /** Server-side apply of ConfigMaps: each request a new object (`fresh`), or client n's first one re-applied unchanged. */
+  | { kind: 'apply', namespace: string, prefix: string, payloadBytes: number, fresh: boolean }
 
 export interface LoopResult {
   requests: number
@@ -106,7 +108,8 @@ const SUCCESS: Record<RequestKind['kind'], number[]> = {
   update: [200],
   patch: [200],
   'etcd-put': [200],
-  list: [200]
+  list: [200],
+  apply: [200, 201]
 }
 
 function pool (t: Target, connections: number): Pool {
@@ -167,6 +170,18 @@ function requester (kind: RequestKind, client: number): { next (): Dispatcher.Re
           const key = Buffer.from(`/registry/configmaps/bench/${name}`).toString('base64')
           const value = Buffer.from(configMapBody(name, kind.payloadBytes)).toString('base64')
           return { method: 'POST', path: '/v3/kv/put', headers: { 'content-type': 'application/json' }, body: `{"key":"${key}","value":"${value}"}` }
+        }
+      }
+    }
+    case 'apply': {
+      let i = 0
+      const path = (name: string): string => `/api/v1/namespaces/${kind.namespace}/configmaps/${name}?fieldManager=bench`
+      return {
+        needsBody: false,
+        onAnswer () {},
+        next: () => {
+          const name = `${kind.prefix}-${client}-${kind.fresh ? i++ : 0}`
+          return { method: 'PATCH', path: path(name), headers: { 'content-type': 'application/apply-patch+yaml' }, body: configMapBody(name, kind.payloadBytes) }
         }
       }
     }

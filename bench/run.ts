@@ -28,6 +28,7 @@ const NS = {
   list: 'bench-list',
   watch: 'bench-watch',
   update: 'bench-update',
+  apply: 'bench-apply',
   memory: 'bench-memory'
 }
 
@@ -289,6 +290,29 @@ async function main (): Promise<void> {
       rows.push({ workload: 'update distinct', figure: `${round(updated.perSecond)}/s (p99 ${round(updated.latency.p99, 1)} ms)`, target: '-', note: `${updated.failures} failed` })
       const ok = hot.statuses['200'] ?? 0
       rows.push({ workload: 'update hot PATCH', figure: `${round(ok / (hot.elapsedMs / 1000))}/s ok, ${hot.statuses['409'] ?? 0} x 409`, target: '-', note: `${ok} ok of ${hot.requests}` })
+    })
+
+    if (runs('apply')) await attempt('apply', async () => {
+      const c = flags.applyConcurrency
+      const durationMs = flags.applyDuration * 1000
+      log(`apply: ${c} clients creating distinct ConfigMaps by POST, then by server-side apply, for ${flags.applyDuration} s each`)
+      const created = await loop(t, { kind: 'create', namespace: NS.apply, prefix: 'post', payloadBytes: bytes }, c, { warmupMs, durationMs })
+      checkLoop('apply ceiling (create)', created)
+      const applied = await loop(t, { kind: 'apply', namespace: NS.apply, prefix: 'ssa', payloadBytes: bytes, fresh: true }, c, { warmupMs, durationMs })
+      checkLoop('apply distinct', applied)
+      // Unchanged re-applies must not reach the database: the re-applied objects keep their resourceVersions.
+      const revisions = async (): Promise<string[]> => await Promise.all(Array.from({ length: c }, async (_, n) =>
+        JSON.parse((await api(t, 'GET', `/api/v1/namespaces/${NS.apply}/configmaps/ssa-${n}-0`)).body).metadata?.resourceVersion as string))
+      const before = await revisions()
+      log(`apply: ${c} clients re-applying their unchanged ConfigMap for ${flags.applyDuration} s`)
+      const again = await loop(t, { kind: 'apply', namespace: NS.apply, prefix: 'ssa', payloadBytes: bytes, fresh: false }, c, { warmupMs, durationMs })
+      checkLoop('apply unchanged', again)
+      const after = await revisions()
+      const writes = after.filter((rv, n) => rv !== before[n]).length
+      raw.apply = { create: created, applyDistinct: applied, applyUnchanged: again, unchangedWrites: writes }
+      const ratio = applied.perSecond / created.perSecond
+      rows.push({ workload: 'apply distinct vs create', figure: `${round(applied.perSecond)}/s (p99 ${round(applied.latency.p99, 1)} ms)`, ceiling: `${round(created.perSecond)} creates/s`, ratio, target: '>= 0.8x', pass: ratio >= 0.8 })
+      rows.push({ workload: 'apply unchanged', figure: `${round(again.perSecond)}/s (p99 ${round(again.latency.p99, 1)} ms)`, target: '0 writes', pass: writes === 0, note: `${writes} of ${c} objects written` })
     })
 
     if (runs('memory')) await attempt('memory', async () => {

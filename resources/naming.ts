@@ -62,7 +62,8 @@ export const LABELS = {
 export const ANNOTATIONS = {
   defaultStorageClass: `storageclass.${GROUP_SUFFIX}/is-default-class`,
   deprecated: `${GROUP_SUFFIX}/deprecated`,
-  lastAppliedConfiguration: `kubectl.${UPSTREAM_GROUP_SUFFIX}/last-applied-configuration`
+  /** kubectl's own annotation (client-side apply), spelled as kubectl spells it whatever the vendor. */
+  lastAppliedConfiguration: 'kubectl.kubernetes.io/last-applied-configuration'
 } as const
 
 export const FINALIZERS = {

@@ -1,115 +1,211 @@
-// Field ownership records (metadata.managedFields): which manager last set which fields.
-// Lists are owned whole (atomic); server-side apply's finer list semantics are not modelled here.
+// Field ownership (metadata.managedFields), as the reference field manager keeps it: an Apply
+// entry per applier holds exactly what it last applied; an Update entry per manager, apiVersion
+// and subresource gathers what its writes changed. Every write takes what it changes from the
+// others; only an apply can fail for it (apply.ts).
+import { isDeepStrictEqual } from 'node:util'
 import type { AnyObject } from '../../resources/define.js'
+import { FieldSet, fieldElement, type FieldPath } from './field-set.js'
+import { compare, shapeOf, type Comparison } from './typed-value.js'
 
-type FieldSet = Record<string, unknown>
-interface Entry { manager?: string, operation?: string, apiVersion?: string, time?: string, fieldsType?: string, fieldsV1?: FieldSet, subresource?: string }
-
-const SYSTEM_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink', 'generateName'])
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-/** Leaf paths (as key arrays) of every field set in the object, skipping server-owned metadata. */
-function leaves (value: unknown, path: string[], out: string[][], atRoot: boolean): void {
-  if (!isObject(value) || (Object.keys(value).length === 0 && path.length > 0)) { out.push(path); return }
-  for (const key of Object.keys(value)) {
-    if (atRoot && (key === 'apiVersion' || key === 'kind')) continue
-    if (path.length === 1 && path[0] === 'metadata' && SYSTEM_META.has(key)) continue
-    leaves(value[key], [...path, key], out, false)
-  }
-}
-
-/** The field set of every field in `obj`: what toFieldSet(leaves(obj)) builds, without the paths. */
-function fieldSetOf (obj: Record<string, unknown>, atRoot: boolean, isMetadata: boolean): FieldSet | undefined {
-  let set: FieldSet | undefined
-  for (const key of Object.keys(obj)) {
-    if (atRoot && (key === 'apiVersion' || key === 'kind')) continue
-    if (isMetadata && SYSTEM_META.has(key)) continue
-    const value = obj[key]
-    let child: FieldSet | undefined = {}
-    if (isObject(value) && Object.keys(value).length > 0) {
-      child = fieldSetOf(value, false, atRoot && key === 'metadata')
-      if (child === undefined) continue
-    }
-    set ??= {}
-    set[`f:${key}`] = child
-  }
-  return set
-}
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
-const at = (obj: unknown, path: string[]): unknown => path.reduce<unknown>((o, k) => isObject(o) ? o[k] : undefined, obj)
-
-function toFieldSet (paths: string[][]): FieldSet {
-  const root: FieldSet = {}
-  for (const p of paths) {
-    let node = root
-    for (const k of p) {
-      const f = `f:${k}`
-      if (!isObject(node[f])) Object.defineProperty(node, f, { value: {}, enumerable: true, writable: true, configurable: true })
-      node = node[f] as FieldSet
-    }
-  }
-  return root
-}
-
-function fromFieldSet (set: FieldSet | undefined, prefix: string[] = [], out: string[][] = []): string[][] {
-  if (set === undefined) return out
-  const keys = Object.keys(set).filter(k => k.startsWith('f:'))
-  if (keys.length === 0 && prefix.length > 0) out.push(prefix)
-  for (const k of keys) fromFieldSet(set[k] as FieldSet, [...prefix, k.slice(2)], out)
-  return out
-}
-
-const key = (p: string[]): string => JSON.stringify(p)
+type Schema = Record<string, any> | undefined
 
 export interface ManagerInfo { manager: string, apiVersion: string, subresource: string, time: string }
 
-/**
- * Records a write by `who` in newObj.metadata.managedFields: it owns what it changed (everything
- * on create), and other managers lose those fields. A body managedFields of `[{}]` resets them.
- */
-export function recordManagedFields (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo): void {
-  const incoming = newObj.metadata?.managedFields as Entry[] | undefined
-  const reset = Array.isArray(incoming) && incoming.length === 1 && Object.keys(incoming[0] ?? {}).length === 0
-  const previous: Entry[] = reset ? [] : ((oldObj?.metadata?.managedFields as Entry[] | undefined) ?? (oldObj === undefined ? incoming ?? [] : []))
-  if (oldObj === undefined && !reset && previous.length === 0) {
-    // A plain create: the writer owns every field, and nobody else is left to lose any.
-    const fields = fieldSetOf(newObj, true, false)
-    if (fields === undefined) {
-      delete newObj.metadata.managedFields
-      return
-    }
-    const entry: Entry = { manager: who.manager, operation: 'Update', apiVersion: who.apiVersion, time: who.time, fieldsType: 'FieldsV1', fieldsV1: fields }
-    if (who.subresource !== '') entry.subresource = who.subresource
-    newObj.metadata.managedFields = [entry]
-    return
-  }
-  const newLeaves: string[][] = []
-  leaves(newObj, [], newLeaves, true)
-  const changed = oldObj === undefined || reset
-    ? newLeaves
-    : newLeaves.filter(p => !same(at(newObj, p), at(oldObj, p)))
-  const removed = oldObj === undefined ? [] : (() => { const o: string[][] = []; leaves(oldObj, [], o, true); return o.filter(p => at(newObj, p) === undefined) })()
-  const touched = new Set([...changed, ...removed].map(key))
-  const entries: Entry[] = []
-  let mine: Entry | undefined
-  for (const e of previous) {
-    const isMine = e.manager === who.manager && e.operation === 'Update' && (e.subresource ?? '') === who.subresource
-    const kept = fromFieldSet(e.fieldsV1).filter(p => !touched.has(key(p)) && at(newObj, p) !== undefined)
-    if (isMine) { mine = { ...e, fieldsV1: toFieldSet(kept) }; continue }
-    if (kept.length > 0) entries.push({ ...e, fieldsV1: toFieldSet(kept) })
-  }
-  if (changed.length === 0 && mine === undefined && !reset) {
-    newObj.metadata.managedFields = entries.length > 0 ? entries : undefined
-    if (newObj.metadata.managedFields === undefined) delete newObj.metadata.managedFields
-    return
-  }
-  const owned = [...fromFieldSet(mine?.fieldsV1), ...changed]
-  const entry: Entry = { manager: who.manager, operation: 'Update', apiVersion: who.apiVersion, time: changed.length > 0 || mine?.time === undefined ? who.time : mine.time, fieldsType: 'FieldsV1', fieldsV1: toFieldSet(owned) }
-  if (who.subresource !== '') entry.subresource = who.subresource
-  entries.push(entry)
-  newObj.metadata.managedFields = entries
+/** One decoded entry. */
+export interface Owner {
+  manager: string
+  operation: 'Apply' | 'Update'
+  apiVersion: string
+  subresource: string
+  time?: string
+  set: FieldSet
 }
+
+interface Entry { manager?: string, operation?: string, apiVersion?: string, time?: string, fieldsType?: string, fieldsV1?: unknown, subresource?: string }
+
+/** Metadata the server sets: nobody owns it (the reference's stripped fields). */
+const SERVER_METADATA = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'generation', 'managedFields', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds']
+
+/** An entry's identity: Apply entries are one per manager whatever the apiVersion. */
+export const ownerKey = (o: Pick<Owner, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string =>
+  JSON.stringify([o.manager, o.operation, o.operation === 'Apply' ? '' : o.apiVersion, o.subresource])
+
+/** Entries as stored; undefined when they are malformed (the caller falls back to the live ones). */
+export function decodeOwners (entries: unknown): Owner[] | undefined {
+  if (entries === undefined || entries === null) return []
+  if (!Array.isArray(entries)) return undefined
+  const out: Owner[] = []
+  for (const e of entries as Entry[]) {
+    if (typeof e !== 'object' || e === null) return undefined
+    const op = e.operation ?? ''
+    if (op !== 'Apply' && op !== 'Update' && op !== '') return undefined
+    if (e.fieldsType !== undefined && e.fieldsType !== 'FieldsV1') return undefined
+    out.push({
+      manager: e.manager ?? '',
+      operation: op === '' ? 'Update' : op,
+      apiVersion: e.apiVersion ?? '',
+      subresource: e.subresource ?? '',
+      time: e.time,
+      set: FieldSet.fromFieldsV1(e.fieldsV1)
+    })
+  }
+  return out
+}
+
+/** Entries to store: empty ones dropped, sorted as the reference sorts them (operation, time, manager). */
+export function encodeOwners (owners: Owner[]): Entry[] | undefined {
+  const kept = owners.filter(o => !o.set.empty())
+  if (kept.length === 0) return undefined
+  const seconds = (t?: string): number => t === undefined ? 0 : Math.floor(Date.parse(t) / 1000)
+  kept.sort((a, b) => cmp(a.operation, b.operation) || seconds(a.time) - seconds(b.time) || cmp(a.manager, b.manager) ||
+    cmp(a.apiVersion, b.apiVersion) || cmp(a.subresource, b.subresource))
+  return kept.map(o => {
+    const e: Entry = { manager: o.manager, operation: o.operation, apiVersion: o.apiVersion }
+    if (o.time !== undefined) e.time = o.time
+    e.fieldsType = 'FieldsV1'
+    e.fieldsV1 = o.set.toFieldsV1()
+    if (o.subresource !== '') e.subresource = o.subresource
+    return e
+  })
+}
+
+const cmp = (a: string, b: string): number => a < b ? -1 : a > b ? 1 : 0
+
+/**
+ * What a write through `subresource` can own: never server-set metadata; through the main
+ * resource of a kind with a status subresource not status; through status only status.
+ */
+export function ownable (set: FieldSet, subresource: string, hasStatus: boolean): FieldSet {
+  return restrictToOwnable(set.copy(), subresource, hasStatus)
+}
+
+/** `ownable` in place, for sets the caller has just built. */
+function restrictToOwnable (out: FieldSet, subresource: string, hasStatus: boolean): FieldSet {
+  const meta = out.children.get(fieldElement('metadata'))
+  if (meta !== undefined) {
+    for (const f of SERVER_METADATA) meta.children.delete(fieldElement(f))
+  }
+  out.children.delete(fieldElement('apiVersion'))
+  out.children.delete(fieldElement('kind'))
+  if (subresource === '' && hasStatus) out.children.delete(fieldElement('status'))
+  if (subresource === 'status') {
+    for (const pe of [...out.children.keys()]) if (pe !== fieldElement('status')) out.children.delete(pe)
+  }
+  return out
+}
+
+export const withoutManagedFields = (obj: AnyObject): AnyObject => {
+  if (obj.metadata?.managedFields === undefined) return obj
+  const { managedFields: _m, ...meta } = obj.metadata
+  return { ...obj, metadata: meta }
+}
+
+/**
+ * The object a create is compared with: the kind's empty object, whose top-level structs
+ * (metadata, spec, status) exist already, as a typed empty object does in the reference.
+ */
+export function emptyObject (obj: AnyObject, schema: Schema): AnyObject {
+  const base: AnyObject = {}
+  const props = (schema?.properties ?? {}) as Record<string, Schema>
+  for (const [k, v] of Object.entries(obj)) {
+    const s = props[k]
+    if (s === undefined) continue
+    const shape = shapeOf(s, v)
+    if (shape.kind === 'struct' && (shape.schema?.properties !== undefined) && typeof v === 'object' && v !== null && !Array.isArray(v)) base[k] = {}
+  }
+  return base
+}
+
+/** The changes a write made, limited to what its path can own. */
+export function ownableChanges (before: AnyObject, after: AnyObject, schema: Schema, subresource: string, hasStatus: boolean): Comparison {
+  const c = compare(withoutManagedFields(before), withoutManagedFields(after), schema)
+  return {
+    added: restrictToOwnable(c.added, subresource, hasStatus),
+    modified: restrictToOwnable(c.modified, subresource, hasStatus),
+    removed: restrictToOwnable(c.removed, subresource, hasStatus)
+  }
+}
+
+/**
+ * Records a non-apply write in newObj.metadata.managedFields: the writer's Update entry gains
+ * what the write changed, everybody loses what it changed or removed. Entries the request sets
+ * itself (other than an empty list) replace the live ones; `[{}]` therefore clears them.
+ */
+export function recordManagedFields (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo, schema?: Schema, hasStatus = false): void {
+  try {
+    recordWrite(newObj, oldObj, who, schema, hasStatus)
+  } catch {
+    // As the reference's UpdateNoErrors: a write is never refused for its bookkeeping (a list
+    // item without its keys that validation let through); its record is dropped instead.
+    delete newObj.metadata.managedFields
+  }
+}
+
+function recordWrite (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo, schema: Schema, hasStatus: boolean): void {
+  const incoming = newObj.metadata?.managedFields
+  let owners: Owner[] | undefined
+  if (Array.isArray(incoming) && incoming.length > 0 && !isDeepStrictEqual(incoming, oldObj?.metadata?.managedFields)) owners = decodeOwners(incoming)
+  owners ??= decodeOwners(oldObj?.metadata?.managedFields) ?? []
+  const before = oldObj ?? emptyObject(newObj, schema)
+  const c = ownableChanges(before, newObj, schema, who.subresource, hasStatus)
+  const changed = c.modified.union(c.added)
+  for (const o of owners) o.set = o.set.difference(changed).difference(c.removed)
+  if (!changed.empty()) {
+    const mine = { manager: who.manager, operation: 'Update' as const, apiVersion: who.apiVersion, subresource: who.subresource }
+    const key = ownerKey(mine)
+    const previous = owners.find(o => ownerKey(o) === key)
+    if (previous !== undefined) {
+      previous.set = previous.set.union(changed)
+      previous.time = who.time
+    } else owners.push({ ...mine, time: who.time, set: changed })
+  }
+  setOwners(newObj, owners)
+}
+
+/** Update entries kept apart; older ones merge into one per apiVersion (the reference's cap). */
+export const MAX_UPDATE_ENTRIES = 10
+export const ANCIENT_CHANGES = 'ancient-changes'
+
+/**
+ * Past MAX_UPDATE_ENTRIES non-empty Update entries, the oldest are merged, per apiVersion, into
+ * an `ancient-changes` entry carrying the time of the newest one merged.
+ */
+export function capUpdateEntries (owners: Owner[]): Owner[] {
+  const updaters = owners.filter(o => o.operation === 'Update' && !o.set.empty())
+  if (updaters.length <= MAX_UPDATE_ENTRIES) return owners
+  const seconds = (t?: string): number => t === undefined ? 0 : Math.floor(Date.parse(t) / 1000)
+  updaters.sort((a, b) => seconds(a.time) - seconds(b.time) || cmp(ownerKey(a), ownerKey(b)))
+  const live = new Map(owners.map(o => [ownerKey(o), o]))
+  const firstOfVersion = new Map<string, Owner>()
+  let count = updaters.length
+  for (let i = 0; i < updaters.length && count > MAX_UPDATE_ENTRIES; i++) {
+    const o = updaters[i]!
+    const first = firstOfVersion.get(o.apiVersion)
+    if (first === undefined) { firstOfVersion.set(o.apiVersion, o); continue }
+    const key = ownerKey({ manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: o.apiVersion, subresource: '' })
+    let bucket = live.get(key)
+    if (bucket === undefined) {
+      bucket = { manager: ANCIENT_CHANGES, operation: 'Update', apiVersion: o.apiVersion, subresource: '', time: first.time, set: first.set }
+      live.delete(ownerKey(first))
+      live.set(key, bucket)
+    }
+    if (bucket === o) continue
+    bucket.set = bucket.set.union(o.set)
+    bucket.time = o.time
+    live.delete(ownerKey(o))
+    count--
+  }
+  return [...live.values()]
+}
+
+export function setOwners (obj: AnyObject, owners: Owner[]): void {
+  const entries = encodeOwners(capUpdateEntries(owners))
+  if (entries === undefined) delete obj.metadata.managedFields
+  else obj.metadata.managedFields = entries
+}
+
+/** Paths of a set that lie under `prefix` (conflict reports). */
+export function pathsOf (set: FieldSet): FieldPath[] { return set.paths() }
 
 /** The manager name when the request gives none: the user agent's command name, as k8s does. */
 export function defaultManager (userAgent: string | undefined): string {

@@ -99,11 +99,13 @@ function dryRunOf (q: Query, kind: string): boolean {
   return values.includes('All')
 }
 
-/** CreateOptions, UpdateOptions, PatchOptions. */
-export function parseWriteOptions (q: Query, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions'): WriteOptions {
+/** CreateOptions, UpdateOptions, PatchOptions (`apply`: of an apply patch, which needs a manager and alone may force). */
+export function parseWriteOptions (q: Query, kind: 'CreateOptions' | 'UpdateOptions' | 'PatchOptions', apply = false): WriteOptions {
   const dryRun = dryRunOf(q, kind)
   const fieldManager = one(q, 'fieldManager')
   const errors: FieldError[] = []
+  if (kind === 'PatchOptions' && !apply && one(q, 'force') !== undefined) errors.push({ type: 'Forbidden', field: 'force', detail: 'may not be specified for non-apply patch' })
+  if (apply && (fieldManager === undefined || fieldManager === '')) errors.push({ type: 'Required', field: 'fieldManager', detail: 'is required for apply patch' })
   if (fieldManager !== undefined) {
     if (fieldManager.length > 128) errors.push({ type: 'TooLong', field: 'fieldManager', detail: 'may not be more than 128 bytes' })
     if (!/^[\x20-\x7e]*$/.test(fieldManager)) errors.push({ type: 'Invalid', field: 'fieldManager', value: fieldManager, detail: 'must only contain printable characters' })

@@ -6,12 +6,14 @@ import { MEDIA_TYPES } from '../../resources/naming.js'
 import type { TSchema } from '@sinclair/typebox'
 import { strategicMergePatch } from './strategic-merge.js'
 
-export type PatchType = 'json' | 'merge' | 'strategic'
+export type PatchType = 'json' | 'merge' | 'strategic' | 'apply'
 
+/** Every patch media type PATCH accepts; apply patches are server-side apply (apply.ts). */
 export const PATCH_TYPES: Record<string, PatchType> = {
   [MEDIA_TYPES.jsonPatch]: 'json',
   [MEDIA_TYPES.mergePatch]: 'merge',
-  [MEDIA_TYPES.strategicMergePatch]: 'strategic'
+  [MEDIA_TYPES.strategicMergePatch]: 'strategic',
+  [MEDIA_TYPES.applyPatch]: 'apply'
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -29,7 +31,7 @@ export function mergePatch (target: unknown, patch: unknown): unknown {
 }
 
 /** Applies a parsed patch document to a copy of `current`. */
-export function applyPatch (type: PatchType, current: Record<string, unknown>, patch: unknown, schema: TSchema): Record<string, unknown> {
+export function applyPatch (type: Exclude<PatchType, 'apply'>, current: Record<string, unknown>, patch: unknown, schema: TSchema): Record<string, unknown> {
   if (type === 'strategic') return strategicMergePatch(current, patch, schema)
   if (type === 'merge') {
     if (!isObject(patch)) throw badRequest('the body of a merge patch must be a JSON object')

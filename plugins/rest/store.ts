@@ -25,6 +25,9 @@ export interface Caller {
   warnings: string[]
 }
 
+/** A write whose metadata.managedFields the caller has already settled (server-side apply). */
+export interface Ownership { managedFieldsSet?: boolean }
+
 /** How the store reaches other kinds (admission look-ups). */
 export interface Registry {
   find (plural: string, group: string): GenericStore | undefined
@@ -266,7 +269,7 @@ export class GenericStore {
     return await this.resource.subresources[sub]!.create!(this.context(namespace, caller, opts.dryRun), parent, body)
   }
 
-  async create (namespace: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<{ json: string, object: AnyObject }> {
+  async create (namespace: string, body: AnyObject, opts: WriteOptions & Ownership, caller: Caller): Promise<{ json: string, object: AnyObject }> {
     this.checkTypeMeta(body)
     const obj = this.normalise(body)
     const meta = obj.metadata
@@ -291,7 +294,7 @@ export class GenericStore {
     this.validateOrThrow(obj, undefined, ctx)
     await this.admission.validate(attrs)
     this.resource.strategy.canonicalize?.(obj)
-    recordManagedFields(obj, undefined, this.managerInfo(caller, ''))
+    if (opts.managedFieldsSet !== true) recordManagedFields(obj, undefined, this.managerInfo(caller, ''), this.resource.schema, this.resource.subresources.status !== undefined)
     if (opts.dryRun) return { json: JSON.stringify(obj), object: obj }
     for (let attempt = 1; ; attempt++) {
       try {
@@ -311,7 +314,7 @@ export class GenericStore {
    * Read-modify-write with compare-and-swap. `change` builds the new object from the stored one
    * and may throw; when the new object carries no resourceVersion, conflicts are retried.
    */
-  async update (namespace: string, name: string, change: (old: AnyObject) => AnyObject, opts: WriteOptions & { subresource: string, createBody?: AnyObject },
+  async update (namespace: string, name: string, change: (old: AnyObject) => AnyObject, opts: WriteOptions & Ownership & { subresource: string, createBody?: AnyObject, applyCreate?: () => AnyObject },
     caller: Caller): Promise<{ json: string, created: boolean }> {
     const key = this.key(namespace, name)
     const deadline = Date.now() + RETRY_CONFLICTS_MS
@@ -322,8 +325,9 @@ export class GenericStore {
     for (;;) {
       const current = recent ? await this.readRecent(key, name) : await this.readCurrent(key, name, atLeast)
       if (current === undefined) {
-        if (opts.createBody !== undefined && this.resource.strategy.allowCreateOnUpdate === true && opts.subresource === '') {
-          const created = await this.create(namespace, opts.createBody, opts, caller)
+        // An apply creates whatever the kind allows PUT to do.
+        if (opts.subresource === '' && (opts.applyCreate !== undefined || (opts.createBody !== undefined && this.resource.strategy.allowCreateOnUpdate === true))) {
+          const created = await this.create(namespace, opts.applyCreate?.() ?? opts.createBody!, opts, caller)
           return { json: created.json, created: true }
         }
         throw notFound(this.gr, name)
@@ -356,7 +360,7 @@ export class GenericStore {
   }
 
   private async updateOnce (namespace: string, name: string, current: StoredObject, old: AnyObject, obj: AnyObject,
-    opts: WriteOptions & { subresource: string }, caller: Caller): Promise<string> {
+    opts: WriteOptions & Ownership & { subresource: string }, caller: Caller): Promise<string> {
     const meta = obj.metadata
     if (meta.name !== undefined && meta.name !== name) {
       throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`)
@@ -392,7 +396,7 @@ export class GenericStore {
     this.validateOrThrow(obj, old, ctx)
     await this.admission.validate(attrs)
     this.resource.strategy.canonicalize?.(obj)
-    recordManagedFields(obj, old, this.managerInfo(caller, sub))
+    if (opts.managedFieldsSet !== true) recordManagedFields(obj, old, this.managerInfo(caller, sub), this.resource.schema, this.resource.subresources.status !== undefined)
     if (isDeepStrictEqual(withoutVolatile(obj), withoutVolatile(old)) &&
         isDeepStrictEqual(obj.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })), old.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })))) {
       return current.json

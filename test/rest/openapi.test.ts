@@ -50,7 +50,7 @@ describe('openapi', () => {
     const query = patch.parameters.filter((p: { in: string }) => p.in === 'query').map((p: { name: string }) => p.name)
     for (const p of ['dryRun', 'fieldManager', 'fieldValidation', 'force']) assert.ok(query.includes(p), p)
     assert.deepEqual(Object.keys(patch.requestBody.content).sort(),
-      ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'])
+      ['application/apply-patch+yaml', 'application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'])
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { 'x-kubernetes-group-version-kind'?: unknown }>>)) {
       for (const [method, op] of Object.entries(item)) assert.ok(op['x-kubernetes-group-version-kind'] !== undefined, `${method} ${path}`)
     }

@@ -1,0 +1,55 @@
+// An apply PATCH through the generic store: merged into the live object under the store's
+// compare-and-swap loop (admission sees UPDATE), or created when there is none (CREATE).
+import type { AnyObject } from '../../resources/define.js'
+import { badRequest, conflict } from '../../resources/status.js'
+import { applyConfiguration, checkApplyBody, type ApplyContext } from './apply.js'
+import { now, type Caller, type GenericStore } from './store.js'
+import type { WriteOptions } from './options.js'
+
+export interface ApplyRequest {
+  namespace: string
+  name: string
+  subresource: string
+  body: unknown
+  /** The upstream group alias the path used, if any (its apiVersion is accepted). */
+  alias?: string
+  options: WriteOptions
+  caller: Caller
+}
+
+export async function serverSideApply (store: GenericStore, req: ApplyRequest): Promise<{ json: string, created: boolean }> {
+  const r = store.resource
+  const config = checkApplyBody(req.body, r, req.alias)
+  const meta = (config.metadata ?? {}) as AnyObject
+  const ctx: ApplyContext = {
+    resource: r,
+    who: { manager: req.options.fieldManager ?? '', apiVersion: r.apiVersion, subresource: req.subresource, time: now() },
+    force: req.options.force,
+    hasStatus: r.subresources.status !== undefined
+  }
+  // A resourceVersion in the configuration is a precondition; without one the apply is unconditional.
+  const conditional = typeof meta.resourceVersion === 'string' && meta.resourceVersion !== ''
+  const subresource = req.subresource === '' ? undefined : r.subresources[req.subresource]!
+  const change = (old: AnyObject): AnyObject => {
+    const applied = applyConfiguration(old, config, ctx)
+    if (!conditional) delete applied.metadata.resourceVersion
+    if (subresource === undefined) return applied
+    const out = subresource.merge!(applied, { ...old, metadata: { ...old.metadata, resourceVersion: applied.metadata.resourceVersion } })
+    out.metadata = { ...out.metadata }
+    if (applied.metadata.managedFields === undefined) delete out.metadata.managedFields
+    else out.metadata.managedFields = applied.metadata.managedFields
+    return out
+  }
+  const applyCreate = (): AnyObject => {
+    if (typeof meta.uid === 'string' && meta.uid !== '') {
+      throw conflict(store.gr, req.name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: `)
+    }
+    if (meta.name !== undefined && meta.name !== req.name) {
+      throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${req.name})`)
+    }
+    const created = applyConfiguration(undefined, config, ctx)
+    created.metadata.name = req.name
+    return created
+  }
+  return await store.update(req.namespace, req.name, change, { ...req.options, subresource: req.subresource, applyCreate, managedFieldsSet: true }, req.caller)
+}
