@@ -2,6 +2,7 @@
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import errors from './errors.js'
+import { clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES } from './client-errors.js'
 import requestInfo from './request-info.js'
 import health from './health.js'
 import version from './version.js'
@@ -102,6 +103,9 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
     logger: opts.logger ?? false,
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler,
+    frameworkErrors,
     return503OnClosing: true,
     forceCloseConnections: true,
     ...(opts.tls === undefined
@@ -113,7 +117,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
             ca: opts.tls.clientCA,
             requestCert: opts.tls.clientCA !== undefined,
             rejectUnauthorized: false,
-            minVersion: 'TLSv1.2' as const
+            minVersion: 'TLSv1.2' as const,
+            maxHeaderSize: MAX_HEADER_BYTES
           }
         })
   }) as unknown as FastifyInstance
