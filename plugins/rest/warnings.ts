@@ -6,7 +6,10 @@
 const TOTAL_LIMIT = 4096
 const MESSAGE_LIMIT = 256
 
-const header = (message: string): string => `299 - ${JSON.stringify(message)}`
+// Node writes header strings as Latin-1 and refuses anything wider, while a message may quote a
+// client's field name in any script: the value carries the message's UTF-8 bytes, as the
+// reference server sends them.
+const header = (message: string): string => Buffer.from(`299 - ${JSON.stringify(message)}`, 'utf8').toString('latin1')
 
 export function warningHeaders (messages: readonly string[]): string[] {
   const distinct = [...new Set(messages)]

@@ -48,7 +48,7 @@ const OBJECT = fc.record({
 }, { requiredKeys: [] }).map(({ extra, ...o }) => {
   // Define, never assign: `__proto__` must arrive as a key.
   const out: Record<string, unknown> = {}
-  for (const [k, v] of Object.entries({ ...o })) if (v !== undefined) Object.defineProperty(out, k, { value: v, enumerable: true })
+  for (const [k, v] of Object.entries({ ...o })) if (v !== undefined) Object.defineProperty(out, k, { value: v, enumerable: true, configurable: true })
   for (const [k, v] of Object.entries(extra ?? {})) Object.defineProperty(out, k, { value: v, enumerable: true, configurable: true })
   return out
 })

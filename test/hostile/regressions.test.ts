@@ -67,6 +67,14 @@ test('Warning headers: each message once, 4 KiB at most', async (t) => {
   assert.ok(headers.reduce((n, h) => n + h.length, 0) <= 4096)
 })
 
+test('a warning quoting a field name in any script is sent as UTF-8, never a 500 after the write', async (t) => {
+  const app = await buildTestApp(t)
+  const res = await app.request({ method: 'POST', url: CM, headers: json, payload: '{"metadata":{"name":"wide"},"é":1,"\u{1F600}":2}' })
+  assert.equal(res.statusCode, 201)
+  const headers = ([res.headers.warning].flat() as string[]).map(h => Buffer.from(h, 'latin1').toString('utf8'))
+  assert.deepEqual(headers, ['299 - "unknown field \\"é\\""', '299 - "unknown field \\"\u{1F600}\\""'])
+})
+
 test('an update whose result names no object is 400 and writes nothing', async (t) => {
   const app = await buildTestApp(t)
   const before = await seed(app)
