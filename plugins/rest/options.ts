@@ -84,7 +84,8 @@ export function parseListOptions (q: Query, forDeleteCollection = false): ListOp
   const match = one(q, 'resourceVersionMatch')
   if (o.limit !== undefined && o.limit <= 0) o.limit = undefined
   const errors: FieldError[] = []
-  if (o.resourceVersion !== undefined && !/^\d+$/.test(o.resourceVersion)) {
+  // Past 2^53 a revision is no longer a number this server could have written (as store.get).
+  if (o.resourceVersion !== undefined && (!/^\d+$/.test(o.resourceVersion) || !Number.isSafeInteger(Number(o.resourceVersion)))) {
     throw badRequest(`invalid resource version "${o.resourceVersion}"`)
   }
   if (match !== undefined && match !== '') {

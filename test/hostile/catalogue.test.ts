@@ -97,6 +97,8 @@ export const CATALOGUE: Record<string, Case[]> = {
     { method: 'DELETE', url: TARGET, headers: json, payload: '{"preconditions":{"uid":"not-its-uid"}}', code: 409 },
     { method: 'DELETE', url: TARGET, headers: json, payload: '{"kind":"Pod"}', code: 400 },
     { method: 'GET', url: `${CM}?resourceVersion=abc`, code: 400 },
+    { method: 'GET', url: `${CM}?resourceVersion=99999999999999999999`, code: 400 },
+    { method: 'GET', url: `${CM}?watch=1&resourceVersion=99999999999999999999`, code: 400 },
     { method: 'GET', url: `${CM}?watch=maybe`, code: 400 },
     { method: 'GET', url: `${CM}?watch=1&timeoutSeconds=-1`, code: 422 },
     { method: 'GET', url: `${CM}?resourceVersionMatch=Exact`, code: 422 }
