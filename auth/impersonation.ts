@@ -33,19 +33,21 @@ export default fp(async function impersonation (fastify: FastifyInstance) {
     const users = headerValues(request, IMPERSONATE_HEADERS.user)
     const groups = headerValues(request, IMPERSONATE_HEADERS.group)
     const uids = headerValues(request, IMPERSONATE_HEADERS.uid)
-    const extra: Record<string, string[]> = {}
+    // A Map: extra keys are the client's (`__proto__`, `constructor`) and must stay data.
+    const extraValues = new Map<string, string[]>()
     for (const name of Object.keys(request.headers)) {
       if (!name.startsWith(IMPERSONATE_HEADERS.extraPrefix)) continue
       const key = decodeKey(name.slice(IMPERSONATE_HEADERS.extraPrefix.length))
-      extra[key] = [...(extra[key] ?? []), ...headerValues(request, name)]
+      extraValues.set(key, [...(extraValues.get(key) ?? []), ...headerValues(request, name)])
     }
-    const extraKeys = Object.keys(extra)
+    const extraKeys = [...extraValues.keys()]
+    const extra = Object.fromEntries(extraValues) as Record<string, string[]>
     if (users.length === 0 && groups.length === 0 && uids.length === 0 && extraKeys.length === 0) return
 
     const requested = [
       ...groups.map(g => `Impersonate-Group: ${g}`),
       ...uids.map(u => `Impersonate-Uid: ${u}`),
-      ...extraKeys.flatMap(k => extra[k]!.map(v => `Impersonate-Extra-${k}: ${v}`))
+      ...extraKeys.flatMap(k => extraValues.get(k)!.map(v => `Impersonate-Extra-${k}: ${v}`))
     ]
     if (users.length === 0) throw badRequest(`requested [${requested.join(' ')}] without impersonating a user`)
     if (users.length > 1) throw badRequest('only one Impersonate-User header may be given')
@@ -72,7 +74,7 @@ export default fp(async function impersonation (fastify: FastifyInstance) {
       await check({ resource: 'users', name: username })
     }
     for (const group of groups) await check({ resource: 'groups', name: group })
-    for (const key of extraKeys) for (const value of extra[key]!) await check({ resource: 'userextras', subresource: key, name: value })
+    for (const key of extraKeys) for (const value of extraValues.get(key)!) await check({ resource: 'userextras', subresource: key, name: value })
     for (const uid of uids) await check({ resource: 'uids', apiGroup: GROUPS.authentication, name: uid })
 
     const always = username === ANONYMOUS_USER ? UNAUTHENTICATED_GROUP : AUTHENTICATED_GROUP

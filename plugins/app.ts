@@ -2,6 +2,7 @@
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback, type FastifyServerOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import errors from './errors.js'
+import { clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES } from './client-errors.js'
 import requestInfo from './request-info.js'
 import health from './health.js'
 import version from './version.js'
@@ -105,6 +106,9 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    clientErrorHandler,
+    frameworkErrors,
     return503OnClosing: true,
     forceCloseConnections: true,
     ...(opts.tls === undefined
@@ -116,7 +120,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
             ca: opts.tls.clientCA,
             requestCert: opts.tls.clientCA !== undefined,
             rejectUnauthorized: false,
-            minVersion: 'TLSv1.2' as const
+            minVersion: 'TLSv1.2' as const,
+            maxHeaderSize: MAX_HEADER_BYTES
           }
         })
   }) as unknown as FastifyInstance

@@ -85,11 +85,15 @@ export function parseRequestInfo (method: string, url: string): RequestInfo {
     case 'DELETE': info.verb = 'delete'; break
     default: info.verb = ''
   }
-  if (rest[0] === 'namespaces') {
-    if (rest.length > 1) {
-      info.namespace = rest[1]!
-      // /namespaces/{name}/{subresource} addresses the namespace object itself (finalize, status).
-      if (rest.length > 2 && rest[2] !== 'finalize' && rest[2] !== 'status') rest = rest.slice(2)
+  // /namespaces and /namespaces/{name}[/finalize|/status] address namespace objects themselves;
+  // anything else under /namespaces/{name}/ is a kind inside that namespace (the namespace kind
+  // included, which then has no such path).
+  let namespaceItself = rest[0] === 'namespaces'
+  if (rest[0] === 'namespaces' && rest.length > 1) {
+    info.namespace = rest[1]!
+    if (rest.length > 2 && rest[2] !== 'finalize' && rest[2] !== 'status') {
+      rest = rest.slice(2)
+      namespaceItself = false
     }
   }
   info.parts = rest
@@ -97,7 +101,7 @@ export function parseRequestInfo (method: string, url: string): RequestInfo {
   if (rest.length >= 2) info.name = rest[1]!
   if (rest.length >= 1) info.resource = rest[0]!
   // The namespace object's own path names it in the namespace position.
-  if (info.resource === 'namespaces') info.namespace = ''
+  if (namespaceItself) info.namespace = ''
 
   if (info.name === '' && info.verb === 'delete') info.verb = 'deletecollection'
   if (info.name === '' && info.verb === 'get') {

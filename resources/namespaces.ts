@@ -40,6 +40,8 @@ export default defineResource({
   schema,
   generation: false,
   deleteReturns: 'Object',
+  // No deletecollection: one request must not delete every namespace (as the reference server).
+  verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'],
   subresources: {
     status: statusSubresource(),
     finalize: {

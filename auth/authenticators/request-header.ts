@@ -69,14 +69,15 @@ export default fp(async function requestHeader (fastify: FastifyInstance, opts: 
     const user: UserInfo = { username, groups: groupHeaders.flatMap(h => values(request, h)) }
     const uid = uidHeaders.map(h => values(request, h).find(v => v !== '')).find(v => v !== undefined)
     if (uid !== undefined) user.uid = uid
-    const extra: Record<string, string[]> = {}
+    // A Map: extra keys are the proxy's (`__proto__` included) and must stay data.
+    const extra = new Map<string, string[]>()
     for (const name of Object.keys(request.headers)) {
       const prefix = extraPrefixes.find(p => name.startsWith(p))
       if (prefix === undefined) continue
       const key = unescape(name.slice(prefix.length)).toLowerCase()
-      extra[key] = [...(extra[key] ?? []), ...values(request, name)]
+      extra.set(key, [...(extra.get(key) ?? []), ...values(request, name)])
     }
-    if (Object.keys(extra).length > 0) user.extra = extra
+    if (extra.size > 0) user.extra = Object.fromEntries(extra)
     // What the proxy asserted is consumed here; nothing after authentication should read it again.
     for (const name of Object.keys(request.headers)) {
       if (usernameHeaders.includes(name) || uidHeaders.includes(name) || groupHeaders.includes(name) || extraPrefixes.some(p => name.startsWith(p))) delete request.headers[name]

@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
-import { badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../../resources/status.js'
+import { ApiError, badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../../resources/status.js'
 import { keyPrefix, type AnyObject, type Resource, type SubresourceDefinition, type Verb } from '../../resources/define.js'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
@@ -15,6 +15,8 @@ import { applyPatch, PATCH_TYPES } from './patch.js'
 import { serverSideApply } from './apply-request.js'
 import { defaultManager } from './managed-fields.js'
 import { duplicateFields } from './duplicate-fields.js'
+import { jsonTooDeep, valueTooDeep } from './bounded-decode.js'
+import { warningHeaders } from './warnings.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
@@ -42,26 +44,41 @@ function mediaType (request: FastifyRequest): string {
   return (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
 }
 
-/** Parses a JSON or YAML request body into a value; malformed bodies are 400. */
-function decodeBody (request: FastifyRequest, allowed: string[]): unknown {
+/**
+ * Parses a JSON or YAML request body into a value; malformed bodies are 400, and so are bodies
+ * nested past MAX_NESTING_DEPTH (`tooDeep` words that error as the caller's decoder would).
+ */
+function decodeBody (request: FastifyRequest, allowed: string[], tooDeep: () => ApiError): unknown {
   const type = mediaType(request)
   const body = request.body as Buffer | undefined
   if (!allowed.includes(type)) throw unsupportedMediaType(type, allowed)
   if (body === undefined || body.length === 0) throw badRequest('the request body is empty')
   const text = body.toString('utf8')
+  // Apply bodies are mostly JSON (kubectl, client libraries), which JSON.parse reads a
+  // hundred times faster than the YAML parser; anything else is read as YAML.
+  const yaml = type === MEDIA_TYPES.yaml || (type === MEDIA_TYPES.applyPatch && !looksLikeJson(text))
+  if (!yaml && jsonTooDeep(body)) throw tooDeep()
+  let value: unknown
   try {
-    // Apply bodies are mostly JSON (kubectl, client libraries), which JSON.parse reads a
-    // hundred times faster than the YAML parser; anything else is read as YAML.
-    if (type === MEDIA_TYPES.applyPatch && looksLikeJson(text)) {
-      try { return JSON.parse(text) } catch {}
-    }
-    return type === MEDIA_TYPES.yaml || type === MEDIA_TYPES.applyPatch ? parseYaml(text, { uniqueKeys: true }) : JSON.parse(text)
+    value = yaml ? parseYaml(text, { uniqueKeys: true }) : JSON.parse(text)
   } catch (err) {
     throw badRequest(`the request body could not be decoded: ${(err as Error).message.split('\n')[0]}`)
   }
+  if (yaml && valueTooDeep(value)) throw tooDeep()
+  return value
 }
 
 const looksLikeJson = (text: string): boolean => /^\s*\{/.test(text)
+
+/** The reference server's words for an object body its decoder refused (transformDecodeError). */
+const undecodableObject = (kind: string, body: Buffer | undefined, why: string): ApiError => {
+  const bytes = body ?? Buffer.alloc(0)
+  const head = bytes.subarray(0, 30)
+  const summary = bytes.length === 0 ? '<empty>' : bytes[0] === 0x7b ? head.toString('utf8') + (bytes.length > 30 ? ' ...' : '') : head.toString('hex') + (bytes.length > 30 ? ' ...' : '')
+  return badRequest(`the object provided is unrecognized (must be of type ${kind}): ${why} (${summary})`)
+}
+
+const DEPTH_ERROR = 'exceeded max depth'
 
 function decodeRequestObject (request: FastifyRequest, kind: string): AnyObject {
   if (PROTOBUF_MEDIA_TYPES.includes(mediaType(request))) {
@@ -69,7 +86,7 @@ function decodeRequestObject (request: FastifyRequest, kind: string): AnyObject 
     const expected = { apiVersion: apiGroup === '' ? apiVersion : `${apiGroup}/${apiVersion}`, kind }
     return decodeProtobufObject(request.server.protobuf, request.body as Buffer | undefined, expected, kind === 'DeleteOptions' ? [`${GROUPS.meta}/v1`] : [])
   }
-  const value = decodeBody(request, BODY_TYPES)
+  const value = decodeBody(request, BODY_TYPES, () => undecodableObject(kind, request.body as Buffer | undefined, `couldn't get version/kind; json parse error: ${DEPTH_ERROR}`))
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw badRequest(`the object provided is unrecognized (must be of type ${kind})`)
   }
@@ -129,7 +146,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   }
 
   const warn = (reply: FastifyReply, c: Caller): void => {
-    if (c.warnings.length > 0) void reply.header('warning', c.warnings.map(w => `299 - ${JSON.stringify(w)}`))
+    if (c.warnings.length > 0) void reply.header('warning', warningHeaders(c.warnings))
   }
 
   async function dispatch (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -241,7 +258,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         if (patchType === undefined) throw unsupportedMediaType(type, Object.keys(PATCH_TYPES))
         const o = parseWriteOptions(query, 'PatchOptions', patchType === 'apply')
         const c = caller(request, o.fieldManager)
-        const patch = decodeBody(request, [type])
+        const patch = decodeBody(request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
         checkDuplicates(request, o.fieldValidation, c, r, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         if (patchType === 'apply') {

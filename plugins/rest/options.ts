@@ -23,7 +23,34 @@ function int (q: Query, name: string): number | undefined {
   const v = one(q, name)
   if (v === undefined || v === '') return undefined
   if (!/^-?\d+$/.test(v)) throw badRequest(`invalid value for ${name}: ${JSON.stringify(v)}: must be an integer`)
+  // An int64 as the reference server parses it; past that, never a rounded number.
+  const n = BigInt(v)
+  if (n > INT64_MAX || n < -INT64_MAX - 1n) throw badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: value out of range`)
   return Number(v)
+}
+
+const INT64_MAX = 2n ** 63n - 1n
+
+/** A DeleteOptions body field of the wrong JSON type, in the reference decoder's words. */
+const undecodable = (field: string, value: unknown, goType: string): Error => {
+  const jsonType = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value === 'number' ? `number ${String(value)}` : typeof value
+  return badRequest(`json: cannot unmarshal ${jsonType} into Go struct field DeleteOptions.${field} of type ${goType}`)
+}
+
+/** Checks the JSON types of a DeleteOptions body: a field that cannot be decoded is 400, never ignored. */
+function checkDeleteBodyTypes (body: Record<string, any>): void {
+  const isInt64 = (v: unknown): boolean => typeof v === 'number' && Number.isInteger(v) && Math.abs(v) < 2 ** 63
+  const present = (v: unknown): boolean => v !== undefined && v !== null
+  if (present(body.gracePeriodSeconds) && !isInt64(body.gracePeriodSeconds)) throw undecodable('gracePeriodSeconds', body.gracePeriodSeconds, 'int64')
+  if (present(body.propagationPolicy) && typeof body.propagationPolicy !== 'string') throw undecodable('propagationPolicy', body.propagationPolicy, 'v1.DeletionPropagation')
+  if (present(body.orphanDependents) && typeof body.orphanDependents !== 'boolean') throw undecodable('orphanDependents', body.orphanDependents, 'bool')
+  if (present(body.dryRun) && (!Array.isArray(body.dryRun) || body.dryRun.some((v: unknown) => typeof v !== 'string'))) throw undecodable('dryRun', body.dryRun, '[]string')
+  const pre = body.preconditions
+  if (!present(pre)) return
+  if (typeof pre !== 'object' || Array.isArray(pre)) throw undecodable('preconditions', pre, 'v1.Preconditions')
+  for (const f of ['uid', 'resourceVersion']) {
+    if (present(pre[f]) && typeof pre[f] !== 'string') throw undecodable(`preconditions.${f}`, pre[f], f === 'uid' ? 'types.UID' : 'string')
+  }
 }
 
 const optionsInvalid = (kind: string, errors: FieldError[]) => invalid({ group: GROUPS.meta, kind }, '', errors)
@@ -57,7 +84,8 @@ export function parseListOptions (q: Query, forDeleteCollection = false): ListOp
   const match = one(q, 'resourceVersionMatch')
   if (o.limit !== undefined && o.limit <= 0) o.limit = undefined
   const errors: FieldError[] = []
-  if (o.resourceVersion !== undefined && !/^\d+$/.test(o.resourceVersion)) {
+  // Past 2^53 a revision is no longer a number this server could have written (as store.get).
+  if (o.resourceVersion !== undefined && (!/^\d+$/.test(o.resourceVersion) || !Number.isSafeInteger(Number(o.resourceVersion)))) {
     throw badRequest(`invalid resource version "${o.resourceVersion}"`)
   }
   if (match !== undefined && match !== '') {
@@ -137,6 +165,7 @@ export function parseDeleteOptions (q: Query, body: Record<string, any> | undefi
   if (body !== undefined && body.kind !== undefined && body.kind !== 'DeleteOptions') {
     throw badRequest(`expected DeleteOptions, got ${String(body.kind)}`)
   }
+  if (body !== undefined) checkDeleteBodyTypes(body)
   let dryRun = dryRunOf(q, 'DeleteOptions')
   if (Array.isArray(body?.dryRun)) {
     for (const v of body!.dryRun) if (v !== 'All') errors.push({ type: 'NotSupported', field: 'dryRun', value: v, supported: ['All'] })

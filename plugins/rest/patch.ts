@@ -38,15 +38,40 @@ export function applyPatch (type: Exclude<PatchType, 'apply'>, current: Record<s
     return mergePatch(current, patch) as Record<string, unknown>
   }
   if (!Array.isArray(patch)) throw badRequest('the body of a JSON patch must be a JSON array of operations')
+  if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
+    throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`)
+  }
   const problem = jsonpatch.validate(patch as jsonpatch.Operation[], undefined)
   if (problem !== undefined) throw badRequest(`invalid JSON patch: ${problem.message.split('\n')[0]}`)
-  try {
-    const result = jsonpatch.applyPatch(structuredClone(current), patch as jsonpatch.Operation[], false, true).newDocument
-    if (!isObject(result)) throw new Error('the patch must leave an object')
-    return result
-  } catch (err) {
-    if (err instanceof ApiError) throw err
-    const text = (err as Error).message.split('\n')[0] ?? 'patch failed'
-    throw new ApiError(422, 'Invalid', text, {})
+  return applyJsonPatch(structuredClone(current), patch as jsonpatch.Operation[])
+}
+
+/** The reference server's bounds on a JSON patch: its operations, and what its copies may add. */
+export const MAX_JSON_PATCH_OPERATIONS = 10_000
+export const MAX_JSON_PATCH_COPY_BYTES = 3 * 1024 * 1024
+
+/**
+ * A JSON patch that does not apply, as the reference server answers it (a generic 422 whose
+ * message says nothing of the document: no JavaScript error text reaches the client).
+ */
+const doesNotApply = (): ApiError => new ApiError(422, 'Invalid', 'the server rejected our request due to an error in our request', {})
+
+/** Applies operations one at a time, weighing each copy before it runs. */
+function applyJsonPatch (doc: Record<string, unknown>, ops: jsonpatch.Operation[]): Record<string, unknown> {
+  let copied = 0
+  let result: unknown = doc
+  for (const op of ops) {
+    try {
+      if (op.op === 'copy') {
+        // A patch that copies a path into itself doubles the document each time.
+        copied += JSON.stringify(jsonpatch.getValueByPointer(result, op.from) ?? null).length
+        if (copied > MAX_JSON_PATCH_COPY_BYTES) throw doesNotApply()
+      }
+      result = jsonpatch.applyOperation(result, op, true, true, true).newDocument
+    } catch {
+      throw doesNotApply()
+    }
   }
+  if (!isObject(result)) throw doesNotApply()
+  return result
 }

@@ -123,7 +123,7 @@ function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, d
       const props: Record<string, Schema> = schema.properties ?? {}
       const patterns: Record<string, Schema> | undefined = schema.patternProperties
       for (const key of Object.keys(obj)) {
-        const child = props[key]
+        const child = Object.hasOwn(props, key) ? props[key] : undefined
         if (child !== undefined) {
           setIfChanged(obj, key, walkValue(child, obj[key], join(path, key), out, drop))
           continue

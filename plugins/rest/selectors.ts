@@ -88,17 +88,54 @@ export function matchesLabels (selector: LabelSelector, labels: Record<string, s
   return true
 }
 
-/** Parses a field selector, refusing fields the kind does not support. */
+/** Splits a field selector at its unescaped commas (`\,` is a comma inside a value). */
+function splitFieldTerms (text: string): string[] {
+  const terms: string[] = []
+  let start = 0
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '\\') i++
+    else if (text[i] === ',') { terms.push(text.slice(start, i)); start = i + 1 }
+  }
+  terms.push(text.slice(start))
+  return terms
+}
+
+const FIELD_OPERATORS = ['!=', '==', '='] as const
+
+/** A field selector value with its escapes (`\\`, `\,`, `\=`) undone; unescaped `,` and `=` are refused. */
+function unescapeFieldValue (value: string): string {
+  let out = ''
+  for (let i = 0; i < value.length; i++) {
+    const c = value[i]!
+    if (c === '\\') {
+      const next = value[++i]
+      if (next !== '\\' && next !== ',' && next !== '=') throw badRequest(`invalid field selector: invalid escape sequence: \\${next ?? ''}`)
+      out += next
+    } else if (c === ',' || c === '=') {
+      throw badRequest(`invalid field selector: unescaped character in value: ${c.codePointAt(0)!}`)
+    } else out += c
+  }
+  return out
+}
+
+/** Parses a field selector as the reference server does, refusing fields the kind does not support. */
 export function parseFieldSelector (text: string | undefined, supported: ReadonlySet<string>): FieldSelector {
   if (text === undefined || text.trim() === '') return []
   const out: FieldSelector = []
-  for (const raw of text.split(',')) {
-    const part = raw.trim()
-    const m = /^([^=!]+?)\s*(==|=|!=)\s*(.*)$/.exec(part)
-    if (m === null) throw badRequest(`invalid selector: '${text}'; can't understand '${part}'`)
-    const field = m[1]!.trim()
+  for (const term of splitFieldTerms(text)) {
+    if (term === '') continue
+    // The first operator in the term splits it: `a==b==c` is field `a`, value `b==c` (refused below).
+    let at = -1
+    let op: typeof FIELD_OPERATORS[number] | undefined
+    for (let i = 0; i < term.length && op === undefined; i++) {
+      op = FIELD_OPERATORS.find(o => term.startsWith(o, i))
+      at = i
+    }
+    if (op === undefined) throw badRequest(`invalid selector: '${text}'; can't understand '${term}'`)
+    const field = term.slice(0, at).trim()
+    const value = unescapeFieldValue(term.slice(at + op.length).trim())
     if (!supported.has(field)) throw badRequest(`field label not supported: ${field}`)
-    out.push({ field, op: m[2] === '!=' ? '!=' : '=', value: m[3]!.trim() })
+    out.push({ field, op: op === '!=' ? '!=' : '=', value })
   }
   return out
 }

@@ -10,6 +10,7 @@ import type { UserInfo } from '../../resources/user-info.js'
 import { checkAgainstSchema } from './schema-check.js'
 import { listFromCache, listFromStorage, type ListResult, type StorageListing } from './list.js'
 import { validateMetadata } from './metadata-validation.js'
+import { checkUpdateName, decodedMetadata } from './object-identity.js'
 import { admissionAttributes } from './admission-attributes.js'
 import { storageErrorToStatus } from './storage-errors.js'
 import { parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from './selectors.js'
@@ -233,7 +234,7 @@ export class GenericStore {
   /** A fresh object with kind and apiVersion first, as the reference server serialises. */
   private normalise (obj: AnyObject): AnyObject {
     const { kind: _k, apiVersion: _a, metadata, ...rest } = obj
-    return { kind: this.resource.kind, apiVersion: this.resource.apiVersion, metadata: { ...(metadata ?? {}) }, ...rest }
+    return { kind: this.resource.kind, apiVersion: this.resource.apiVersion, metadata: { ...decodedMetadata(this.resource, metadata) }, ...rest }
   }
 
   private translateError (err: unknown, name: string): Error { return storageErrorToStatus(err, this.gr, name, this.cache.revision) }
@@ -336,6 +337,7 @@ export class GenericStore {
       const incoming = change(structuredClone(old))
       this.checkTypeMeta(incoming)
       const obj = this.normalise(incoming)
+      checkUpdateName(obj, name)
       const requestedRv = obj.metadata.resourceVersion
       const conditional = typeof requestedRv === 'string' && requestedRv !== ''
       if (conditional && requestedRv !== old.metadata.resourceVersion) {

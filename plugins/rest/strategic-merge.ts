@@ -28,7 +28,7 @@ function resolve (s: Schema): Schema {
 function fieldSchema (s: Schema, key: string): Schema {
   const r = resolve(s)
   if (r === undefined || r.type !== 'object') return undefined
-  if (r.properties?.[key] !== undefined) return r.properties[key]
+  if (r.properties !== undefined && Object.hasOwn(r.properties, key)) return r.properties[key]
   if (r.patternProperties !== undefined) return Object.values(r.patternProperties)[0] as Schema
   return isMap(r.additionalProperties) ? r.additionalProperties : undefined
 }

@@ -12,6 +12,8 @@ import { table } from './table.js'
 import type { Representation } from './negotiation.js'
 
 /** Default of WatchSettings.maxBufferedBytes. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 export const MAX_BUFFERED_BYTES = 16 * 1024 * 1024
 const MIN_DEFAULT_TIMEOUT_S = 1800
 const INITIAL_EVENTS_END = 'k8s.io/initial-events-end'
@@ -244,7 +246,8 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
   const timeoutS = o.timeoutSeconds !== undefined && o.timeoutSeconds > 0
     ? o.timeoutSeconds
     : MIN_DEFAULT_TIMEOUT_S * (1 + Math.random())
-  timers.push(setTimeout(finish, timeoutS * 1000))
+  // setTimeout takes at most 2^31-1 ms and fires at once past that; a longer timeout is that long.
+  timers.push(setTimeout(finish, Math.min(timeoutS * 1000, MAX_TIMER_MS)))
   if (o.allowWatchBookmarks) {
     const tick = (): void => {
       if (closed) return

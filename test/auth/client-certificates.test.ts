@@ -93,6 +93,17 @@ describe('authenticating proxy', () => {
     assert.equal((await get({ cert: proxy.adminCertPem, key: proxy.adminKeyPem })).status, 401)
   })
 
+  it('keeps extra keys named like object built-ins as keys (never a 500)', async (t) => {
+    const server = await pkiIn(t)
+    const proxy = await pkiIn(t)
+    const { get } = await tlsApp(t, server, headerFlags(proxy, ['admin']))
+    const res = await get({ cert: proxy.adminCertPem, key: proxy.adminKeyPem }, {
+      'X-Remote-User': 'carol', 'X-Remote-Extra-__proto__': 'p', 'X-Remote-Extra-Constructor': 'c', 'X-Remote-Extra-toString': 't'
+    })
+    assert.equal(res.status, 200)
+    assert.deepEqual(Object.entries(res.user?.extra ?? {}), [['__proto__', ['p']], ['constructor', ['c']], ['tostring', ['t']]])
+  })
+
   it('ignores the headers from other clients and from proxies with a name not allowed', async (t) => {
     const server = await pkiIn(t)
     const proxy = await pkiIn(t)
