@@ -22,6 +22,8 @@ export interface Caller {
   user: UserInfo
   manager: string
   warnings: string[]
+  /** Audit annotations admission adds (webhook mutations), for the audit log. */
+  auditAnnotations?: Record<string, string>
 }
 
 /** How the store reaches other kinds (admission look-ups). */
