@@ -151,6 +151,14 @@ describe('admission webhooks', () => {
     }
   })
 
+  it('treats an answer over 3 MiB as a call error', async () => {
+    hooks.handle('/huge', (review) => ({ raw: { status: 200, body: JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true, warnings: ['x'.repeat(4 * 1024 * 1024)] } }) } }))
+    await configure(VALIDATING, [webhook('huge', '/huge')])
+    const res = await createCm('huge', 'huge')
+    assert.equal(res.statusCode, 500, res.body.slice(0, 300))
+    assert.match(res.json().message, /larger than 3145728 bytes/)
+  })
+
   it('fails with 500 on a patch that cannot be applied, even under failurePolicy Ignore', async () => {
     hooks.handle('/bad-patch', () => patchOf([{ op: 'replace', path: '/nothing/here', value: 1 }]))
     await configure(MUTATING, [webhook('bad-patch', '/bad-patch', { failurePolicy: 'Ignore' })])
