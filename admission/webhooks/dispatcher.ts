@@ -26,6 +26,9 @@ export interface Hook {
 
 export type HookType = 'admit' | 'validating'
 
+/** A webhook a request reaches, and the group it is sent in (an equivalent one under matchPolicy Equivalent). */
+export interface Match { hook: Hook, group: string }
+
 const DRY_RUN_SAFE = ['None', 'NoneOnDryRun']
 
 /** Parsed once per stored version of a configuration. */
@@ -44,9 +47,9 @@ function hooksOf (o: CachedObject): Hook[] {
 export interface Dispatcher {
   readonly type: HookType
   /** The webhooks this request reaches, in configuration name order. */
-  matching (a: AdmissionAttributes): Promise<Hook[]>
+  matching (a: AdmissionAttributes): Promise<Match[]>
   /** Calls one webhook: its answer when allowed, undefined when its failure was ignored; throws a rejection. */
-  call (hook: Hook, a: AdmissionAttributes, round: number, index: number, warnings?: string[]): Promise<ReviewResponse | undefined>
+  call (m: Match, a: AdmissionAttributes, round: number, index: number, warnings?: string[]): Promise<ReviewResponse | undefined>
   /** Counts a rejection the server itself caused (a patch that cannot be applied). */
   internalFailure (hook: Hook, a: AdmissionAttributes, message: string): ApiError
 }
@@ -101,23 +104,24 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
       if (exempt(a)) return []
       const hooks = allHooks()
       if (hooks.length === 0) return []
-      const out: Hook[] = []
-      for (const h of hooks) {
-        if (!rulesMatch(h.webhook, a) || !objectSelectorMatches(h.webhook, a)) continue
-        if (!await namespaceSelectorMatches(h.webhook, a)) continue
-        out.push(h)
+      const out: Match[] = []
+      for (const hook of hooks) {
+        const group = rulesMatch(hook.webhook, a)
+        if (group === undefined || !objectSelectorMatches(hook.webhook, a)) continue
+        if (!await namespaceSelectorMatches(hook.webhook, a)) continue
+        out.push({ hook, group })
       }
       return out
     },
 
-    async call (hook, a, round, index, warnings = a.warnings) {
+    async call ({ hook, group }, a, round, index, warnings = a.warnings) {
       const w = hook.webhook
       if (a.dryRun && !DRY_RUN_SAFE.includes(w.sideEffects)) {
         // Not sent, whatever the failure policy: the webhook could not tell a dry run from a real one.
         throw badRequest(`admission webhook "${String(w.name)}" does not support dry run`)
       }
       const version = reviewVersion(w) ?? 'v1'
-      const review = reviewRequest(a, reviewUid(a), version)
+      const review = reviewRequest(a, reviewUid(a), version, group)
       let response: ReviewResponse
       try {
         response = reviewResponse(await transport.post(w.clientConfig, review, w.timeoutSeconds ?? 10), review)

@@ -2,7 +2,7 @@
 // subresource, scope), then objectSelector and namespaceSelector, as the reference server
 // matches them.
 import type { AdmissionAttributes } from '../chain.js'
-import { GROUPS } from '../../resources/naming.js'
+import { GROUP_ALIASES, GROUPS } from '../../resources/naming.js'
 import { matchesLabels } from '../../plugins/rest/selectors.js'
 import { selectorRequirements } from '../../controllers/clusterrole-aggregation.js'
 
@@ -16,9 +16,10 @@ function split (resource: string): [string, string] {
   return slash < 0 ? [resource, ''] : [resource.slice(0, slash), resource.slice(slash + 1)]
 }
 
-export function ruleMatches (rule: AnyObject, a: AdmissionAttributes): boolean {
+/** `group` names the group the request is judged in: the resource's own, or an equivalent one. */
+export function ruleMatches (rule: AnyObject, a: AdmissionAttributes, group = a.resource.group): boolean {
   if (!has(rule.operations, a.operation)) return false
-  if (!has(rule.apiGroups, a.resource.group)) return false
+  if (!has(rule.apiGroups, group)) return false
   if (!has(rule.apiVersions, a.resource.version)) return false
   const resourceMatches = (rule.resources as string[] | undefined ?? []).some(r => {
     const [res, sub] = split(r)
@@ -33,8 +34,19 @@ export function ruleMatches (rule: AnyObject, a: AdmissionAttributes): boolean {
   }
 }
 
-export function rulesMatch (webhook: AnyObject, a: AdmissionAttributes): boolean {
-  return (webhook.rules as AnyObject[] | undefined ?? []).some(r => ruleMatches(r, a))
+/** Groups serving the same resources as `group` under another name (the upstream spellings clients use). */
+const equivalentGroups = (group: string): string[] => Object.keys(GROUP_ALIASES).filter(alias => GROUP_ALIASES[alias] === group)
+
+/**
+ * The group a webhook's rules take the request in: the resource's own when a rule names it;
+ * under matchPolicy Equivalent, else an equivalent group a rule names (the webhook then gets the
+ * request converted to that group). Undefined when no rule matches.
+ */
+export function rulesMatch (webhook: AnyObject, a: AdmissionAttributes): string | undefined {
+  const rules = webhook.rules as AnyObject[] | undefined ?? []
+  if (rules.some(r => ruleMatches(r, a))) return a.resource.group
+  if (webhook.matchPolicy === 'Exact') return undefined
+  return equivalentGroups(a.resource.group).find(g => rules.some(r => ruleMatches(r, a, g)))
 }
 
 const isEmptySelector = (s: AnyObject | undefined): boolean =>

@@ -10,7 +10,8 @@ import type { AnyObject } from '../../resources/define.js'
 import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
 import { applyPatch } from '../../plugins/rest/patch.js'
 import { checkAgainstSchema } from '../../plugins/rest/schema-check.js'
-import { createDispatcher, type Dispatcher, type Hook } from './dispatcher.js'
+import { createDispatcher, type Dispatcher, type Match } from './dispatcher.js'
+import { convertedTo } from './review.js'
 
 const PLUGIN = 'MutatingAdmissionWebhook'
 
@@ -40,7 +41,7 @@ function graft (target: AnyObject, source: AnyObject): void {
 }
 
 /** Applies one webhook's answer to the object; whether it changed. A patch that cannot be applied is a 500 whatever the policy. */
-function applyResponse (d: Dispatcher, hook: Hook, a: AdmissionAttributes, patchText: string): boolean {
+function applyResponse (d: Dispatcher, { hook, group }: Match, a: AdmissionAttributes, patchText: string): boolean {
   const name = String(hook.webhook.name)
   let patch: unknown
   try {
@@ -50,10 +51,12 @@ function applyResponse (d: Dispatcher, hook: Hook, a: AdmissionAttributes, patch
   }
   let patched: AnyObject
   try {
-    patched = applyPatch('json', a.object!, patch, a.resource.schema)
+    // The patch is written against the object as the webhook saw it (converted to its group), and converted back.
+    patched = applyPatch('json', convertedTo(a.object, group, a.resource.version)!, patch, a.resource.schema)
   } catch (err) {
     throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${(err as Error).message}`)
   }
+  patched.apiVersion = a.resource.apiVersion
   const check = checkAgainstSchema(a.resource.schema, patched, true)
   if (check.errors.length > 0) {
     const first = check.errors[0]!
@@ -70,8 +73,8 @@ export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInsta
     name: PLUGIN,
     handles: () => true,
     async mutate (a) {
-      const hooks = await d.matching(a)
-      if (hooks.length === 0) return
+      const matches = await d.matching(a)
+      if (matches.length === 0) return
       const r = a.reinvocation
       let state = r?.state.get(PLUGIN) as ReinvokeState | undefined
       if (state === undefined) {
@@ -82,12 +85,13 @@ export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInsta
       // Built-in plugins changed the object since the last webhook saw it: IfNeeded webhooks run again.
       if (round === 1 && !isDeepStrictEqual(state.lastOutput, a.object)) requireReinvokingPrevious(state)
       try {
-        for (const [index, hook] of hooks.entries()) {
+        for (const [index, match] of matches.entries()) {
+          const hook = match.hook
           if (round === 1 && !state.reinvoke.has(hook.key)) continue
-          const response = await d.call(hook, a, round, index)
+          const response = await d.call(match, a, round, index)
           if (response === undefined) continue
           const patched = typeof response.patch === 'string' && response.patch !== '' && a.object !== undefined
-          const changed = patched && applyResponse(d, hook, a, response.patch!)
+          const changed = patched && applyResponse(d, match, a, response.patch!)
           const id = `round_${round}_index_${index}`
           a.auditAnnotations[`${ADMISSION_WEBHOOK.mutationAnnotationPrefix}${id}`] = JSON.stringify({ configuration: hook.configuration, webhook: hook.webhook.name, mutated: changed })
           if (patched) {

@@ -31,17 +31,27 @@ function options (a: AdmissionAttributes): AnyObject | null {
   return o
 }
 
-export function reviewRequest (a: AdmissionAttributes, uid: string, version: string): AnyObject {
+/** The object as the webhook registered for it: in an equivalent group, its apiVersion says so. */
+export function convertedTo (obj: AnyObject | undefined, group: string, version: string): AnyObject | undefined {
+  if (obj === undefined) return undefined
+  const apiVersion = group === '' ? version : `${group}/${version}`
+  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }
+}
+
+/** `group` is the one the webhook registered: the resource's own, or an equivalent one under matchPolicy Equivalent. */
+export function reviewRequest (a: AdmissionAttributes, uid: string, version: string, group = a.resource.group): AnyObject {
   const r = a.resource
-  const kind = { group: r.group, version: r.version, kind: r.kind }
-  const resource = { group: r.group, version: r.version, resource: r.plural }
+  const kind = { group, version: r.version, kind: r.kind }
+  const resource = { group, version: r.version, resource: r.plural }
+  const object = convertedTo(a.object, group, r.version)
+  const oldObject = convertedTo(a.oldObject, group, r.version)
   const request: AnyObject = {
     uid,
     kind,
     resource,
     ...(a.subresource === '' ? {} : { subResource: a.subresource }),
-    requestKind: kind,
-    requestResource: resource,
+    requestKind: { group: r.group, version: r.version, kind: r.kind },
+    requestResource: { group: r.group, version: r.version, resource: r.plural },
     ...(a.subresource === '' ? {} : { requestSubResource: a.subresource }),
     name: a.name,
     ...(a.namespace === '' ? {} : { namespace: a.namespace }),
@@ -52,8 +62,8 @@ export function reviewRequest (a: AdmissionAttributes, uid: string, version: str
       ...(a.user.groups.length === 0 ? {} : { groups: a.user.groups }),
       ...(a.user.extra === undefined || Object.keys(a.user.extra).length === 0 ? {} : { extra: a.user.extra })
     },
-    object: a.operation === 'DELETE' || a.object === undefined ? null : a.object,
-    oldObject: a.operation === 'CREATE' || a.operation === 'CONNECT' || a.oldObject === undefined ? null : a.oldObject,
+    object: a.operation === 'DELETE' || object === undefined ? null : object,
+    oldObject: a.operation === 'CREATE' || a.operation === 'CONNECT' || oldObject === undefined ? null : oldObject,
     dryRun: a.dryRun,
     options: options(a)
   }

@@ -14,11 +14,11 @@ export default fp(async function validatingAdmissionWebhook (fastify: FastifyIns
     name: PLUGIN,
     handles: () => true,
     async validate (a) {
-      const hooks = await d.matching(a)
-      if (hooks.length === 0) return
+      const matches = await d.matching(a)
+      if (matches.length === 0) return
       // Each call gets its own warnings list so that the headers keep configuration order.
-      const warnings = hooks.map(() => [] as string[])
-      const results = await Promise.allSettled(hooks.map((h, i) => d.call(h, a, 0, i, warnings[i])))
+      const warnings = matches.map(() => [] as string[])
+      const results = await Promise.allSettled(matches.map((m, i) => d.call(m, a, 0, i, warnings[i])))
       for (const w of warnings) addWarnings(a.warnings, w)
       const failed = results.find(r => r.status === 'rejected')
       if (failed !== undefined) throw (failed as PromiseRejectedResult).reason

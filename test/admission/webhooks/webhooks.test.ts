@@ -230,6 +230,25 @@ describe('admission webhooks', () => {
     assert.equal((await createCm('toggle', 't2')).statusCode, 201)
   })
 
+  it('matchPolicy Equivalent sends a request to a webhook registered for an equivalent group, converted; Exact does not', async () => {
+    const rbacRule = [{ operations: ['CREATE'], apiGroups: ['rbac.authorization.k8s.io'], apiVersions: ['v1'], resources: ['roles'] }]
+    hooks.handle('/equivalent', () => patchOf([{ op: 'add', path: '/metadata/labels/seen', value: 'equivalent' }]))
+    await configure(MUTATING, [
+      webhook('equivalent', '/equivalent', { rules: rbacRule }),
+      webhook('equivalent', '/exact', { rules: rbacRule, matchPolicy: 'Exact' })
+    ])
+    const res = await app().request({ method: 'POST', url: '/apis/rbac.authorization.svc.io/v1/namespaces/default/roles', payload: { metadata: { name: 'reader', labels: { case: 'equivalent' } }, rules: [] } })
+    assert.equal(res.statusCode, 201, res.body)
+    assert.equal(res.json().apiVersion, 'rbac.authorization.svc.io/v1')
+    assert.equal(res.json().metadata.labels.seen, 'equivalent')
+    assert.equal(hooks.on('/exact').length, 0)
+    const rq = hooks.on('/equivalent')[0]!.review.request
+    assert.deepEqual(rq.kind, { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' })
+    assert.deepEqual(rq.resource, { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles' })
+    assert.deepEqual(rq.requestKind, { group: 'rbac.authorization.svc.io', version: 'v1', kind: 'Role' })
+    assert.equal(rq.object.apiVersion, 'rbac.authorization.k8s.io/v1')
+  })
+
   it('never calls webhooks about webhook configurations', async () => {
     hooks.handle('/everything', () => ({ allowed: false, status: { message: 'no' } }))
     await configure(VALIDATING, [webhook('any', '/everything', { rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }], objectSelector: { matchLabels: { case: 'exempt' } } })])
