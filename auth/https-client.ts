@@ -69,7 +69,13 @@ export function fetchJson (url: string, o: FetchOptions = {}): Promise<JsonRespo
     // The whole call's deadline: a server that trickles bytes must not hold the request.
     const deadline = setTimeout(() => req.destroy(new Error(`${url}: timed out after ${timeoutMs}ms`)), timeoutMs)
     req.on('timeout', () => req.destroy(new Error(`${url}: timed out`)))
-    req.on('error', (err) => { clearTimeout(deadline); reject(err) })
+    req.on('error', (err) => {
+      clearTimeout(deadline)
+      // A kept-alive connection the server closed while idle fails the next request at once:
+      // the caller may send it again on a fresh one.
+      if (req.reusedSocket) Object.assign(err, { reusedSocket: true })
+      reject(err)
+    })
     req.end(payload)
   })
 }

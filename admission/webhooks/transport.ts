@@ -68,20 +68,29 @@ export function webhookTransport (addresses: Record<string, string>, credentials
       url.searchParams.set('timeout', `${timeoutSeconds}s`)
       const creds = credentials(target.credentialsKey)
       const ca = typeof clientConfig.caBundle === 'string' && clientConfig.caBundle !== '' ? Buffer.from(clientConfig.caBundle, 'base64').toString('utf8') : undefined
+      const send = () => fetchJson(url.toString(), {
+        method: 'POST',
+        body,
+        agent,
+        ca,
+        cert: creds.cert,
+        key: creds.key,
+        headers: creds.authorization === undefined ? {} : { authorization: creds.authorization },
+        timeoutMs: timeoutSeconds * 1000,
+        maxBytes: MAX_RESPONSE_BYTES,
+        connectTo: target.connectTo,
+        servername: target.connectTo === undefined ? undefined : url.hostname
+      })
       try {
-        const res = await fetchJson(url.toString(), {
-          method: 'POST',
-          body,
-          agent,
-          ca,
-          cert: creds.cert,
-          key: creds.key,
-          headers: creds.authorization === undefined ? {} : { authorization: creds.authorization },
-          timeoutMs: timeoutSeconds * 1000,
-          maxBytes: MAX_RESPONSE_BYTES,
-          connectTo: target.connectTo,
-          servername: target.connectTo === undefined ? undefined : url.hostname
-        })
+        let res
+        try {
+          res = await send()
+        } catch (err) {
+          // The webhook closed an idle kept-alive connection as this call went out on it: nothing reached it.
+          const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean }
+          if (e.reusedSocket !== true || (e.code !== 'ECONNRESET' && e.code !== 'EPIPE')) throw err
+          res = await send()
+        }
         if (res.status !== 200) throw new Error(`the server responded with HTTP ${res.status}`)
         return res.body
       } catch (err) {

@@ -17,6 +17,8 @@ export interface Received {
   headers: IncomingHttpHeaders
   /** The client certificate's subject CN, when the server presented one. */
   clientCN?: string
+  /** The client's port: the same for calls on one kept-alive connection. */
+  remotePort?: number
   review: AnyObject
 }
 
@@ -33,6 +35,8 @@ export interface AdmissionWebhookServer {
   /** Received calls on one path. */
   on (path: string): Received[]
   handle (path: string, handler: Handler): void
+  /** Closes the kept-alive connections that are idle (as a webhook's keep-alive timeout does). */
+  closeIdle (): void
 }
 
 export const allow = (extra: AnyObject = {}): AnyObject => ({ allowed: true, ...extra })
@@ -52,7 +56,7 @@ export async function startAdmissionWebhook (t: { after (fn: () => unknown): voi
       const url = new URL(req.url ?? '/', 'https://x')
       const peer = (req.socket as TLSSocket).getPeerCertificate()
       const review = JSON.parse(Buffer.concat(chunks).toString()) as AnyObject
-      const r: Received = { path: url.pathname, query: url.searchParams, headers: req.headers, clientCN: peer?.subject?.CN as string | undefined, review }
+      const r: Received = { path: url.pathname, query: url.searchParams, headers: req.headers, clientCN: peer?.subject?.CN as string | undefined, remotePort: req.socket.remotePort, review }
       received.push(r)
       const handler = handlers.get(url.pathname)
       const answer: Answer = handler === undefined ? allow() : handler(review, r)
@@ -83,6 +87,7 @@ export async function startAdmissionWebhook (t: { after (fn: () => unknown): voi
     caBundle: Buffer.from(pki.caCertPem).toString('base64'),
     received,
     on: (path) => received.filter(r => r.path === path),
-    handle: (path, handler) => { handlers.set(path, handler) }
+    handle: (path, handler) => { handlers.set(path, handler) },
+    closeIdle: () => { server.closeIdleConnections() }
   }
 }

@@ -128,6 +128,18 @@ describe('admission webhooks', () => {
     assert.equal((await createCm('ignore', 'e2')).statusCode, 201)
   })
 
+  it('keeps the connection alive between calls, and calls again when the webhook closed it', async () => {
+    await configure(VALIDATING, [webhook('keepalive', '/keepalive')])
+    assert.equal((await createCm('keepalive', 'k1')).statusCode, 201)
+    assert.equal((await createCm('keepalive', 'k2')).statusCode, 201)
+    const [first, second] = hooks.on('/keepalive')
+    assert.equal(first!.headers.connection, 'keep-alive')
+    assert.equal(second!.remotePort, first!.remotePort, 'the second call on the first one\'s connection')
+    hooks.closeIdle()
+    assert.equal((await createCm('keepalive', 'k3')).statusCode, 201)
+    assert.equal(hooks.on('/keepalive').length, 3)
+  })
+
   it('times out after the webhook\'s own timeoutSeconds', async () => {
     hooks.handle('/hang', () => 'hang')
     await configure(VALIDATING, [webhook('hang', '/hang', { timeoutSeconds: 1 })])
