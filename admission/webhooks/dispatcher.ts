@@ -10,7 +10,7 @@ import { ADMISSION_WEBHOOK, GROUPS } from '../../resources/naming.js'
 import { exempt, namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './matching.js'
 import { reviewRequest, reviewResponse, reviewVersion, type ReviewResponse } from './review.js'
 import { addWarnings } from './warnings.js'
-import { observeRejection } from './metrics.js'
+import { rejectionObserver } from './metrics.js'
 import { NO_CREDENTIALS, credentialResolverFromKubeconfig } from './credentials.js'
 import { parseServiceAddresses, webhookTransport, type WebhookTransport } from './transport.js'
 
@@ -88,6 +88,7 @@ function transportFor (fastify: FastifyInstance, o: DispatcherOptions): WebhookT
 
 export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions): Dispatcher {
   const transport = transportFor(fastify, o)
+  const observeRejection = rejectionObserver(fastify)
   const failedOpenPrefix = o.type === 'admit' ? ADMISSION_WEBHOOK.failedOpenMutatingPrefix : ADMISSION_WEBHOOK.failedOpenValidatingPrefix
 
   const allHooks = (): Hook[] => {
@@ -132,21 +133,21 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
           fastify.log.warn({ webhook: w.name, configuration: hook.configuration }, `${message}; failurePolicy Ignore lets the request continue`)
           return undefined
         }
-        observeRejection(String(w.name), o.type, a.operation, 'calling_webhook_error', 0)
+        observeRejection(String(w.name), a.operation, o.type, 'calling_webhook_error', 0)
         throw internalError(message)
       }
       addWarnings(warnings, response.warnings ?? [])
       for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) a.auditAnnotations[`${String(w.name)}/${k}`] = String(v)
       if (!response.allowed) {
         const rejection = rejectionError(String(w.name), response.status)
-        observeRejection(String(w.name), o.type, a.operation, 'no_error', rejection.code)
+        observeRejection(String(w.name), a.operation, o.type, 'no_error', rejection.code)
         throw rejection
       }
       return response
     },
 
     internalFailure (hook, a, message) {
-      observeRejection(String(hook.webhook.name), o.type, a.operation, 'apiserver_internal_error', 500)
+      observeRejection(String(hook.webhook.name), a.operation, o.type, 'apiserver_internal_error', 500)
       return internalError(message)
     }
   }
