@@ -62,14 +62,6 @@ export interface DispatcherOptions {
   webhookServiceAddresses?: Record<string, string>
 }
 
-/** The AdmissionReview uid is one per request, whichever webhooks see it. */
-const reviewUids = new WeakMap<AdmissionAttributes, string>()
-const reviewUid = (a: AdmissionAttributes): string => {
-  let uid = reviewUids.get(a)
-  if (uid === undefined) { uid = randomUUID(); reviewUids.set(a, uid) }
-  return uid
-}
-
 /** The webhook plugins' configuration: `kubeConfigFile` with the credentials to present. */
 function transportFor (fastify: FastifyInstance, o: DispatcherOptions): WebhookTransport {
   const config = fastify.admission.configuration(o.plugin)
@@ -122,7 +114,8 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
         throw badRequest(`admission webhook "${String(w.name)}" does not support dry run`)
       }
       const version = reviewVersion(w) ?? 'v1'
-      const review = reviewRequest(a, reviewUid(a), version, group)
+      // A uid of its own for every call, as the reference server gives.
+      const review = reviewRequest(a, randomUUID(), version, group)
       let response: ReviewResponse
       try {
         response = reviewResponse(await transport.post(w.clientConfig, review, w.timeoutSeconds ?? 10), review)
