@@ -186,6 +186,10 @@ function validateWebhook (w: Obj, field: string, mutating: boolean): FieldError[
   if (mutating && w.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(w.reinvocationPolicy)) {
     errors.push(notSupported(`${field}.reinvocationPolicy`, w.reinvocationPolicy, REINVOCATION_POLICIES))
   }
+  // CEL match conditions are not evaluated here: accepting them would call webhooks they exclude.
+  if (Array.isArray(w.matchConditions) && w.matchConditions.length > 0) {
+    errors.push({ type: 'Forbidden', field: `${field}.matchConditions`, detail: 'match conditions (CEL expressions) are not supported by this server' })
+  }
   errors.push(...validateLabelSelector(w.namespaceSelector, `${field}.namespaceSelector`))
   errors.push(...validateLabelSelector(w.objectSelector, `${field}.objectSelector`))
   errors.push(...validateClientConfig(w.clientConfig, `${field}.clientConfig`))
