@@ -147,3 +147,18 @@ describe('the admission configuration file', () => {
     await assert.rejects(buildTestApp(t, { admission: { configFile: join(dir, 'wrong.yaml') } }), /must be of kind WebhookAdmissionConfiguration/)
   })
 })
+
+describe('the admission webhook flags', () => {
+  it('parses --admission-control-config-file and --admission-webhook-service-address (comma list, repeatable)', async () => {
+    const { parseFlags } = await import('../../../bin/flags.js')
+    const f = parseFlags(['--admission-control-config-file', '/etc/admission.yaml',
+      '--admission-webhook-service-address', 'a.hooks.svc=127.0.0.1:8443,b.hooks.svc:9443=[::1]:9443',
+      '--admission-webhook-service-address=c.hooks.svc=10.0.0.7:443'], {})
+    assert.equal(f.admissionControlConfigFile, '/etc/admission.yaml')
+    assert.deepEqual(f.admissionWebhookServiceAddresses, { 'a.hooks.svc': '127.0.0.1:8443', 'b.hooks.svc:9443': '[::1]:9443', 'c.hooks.svc': '10.0.0.7:443' })
+  })
+  it('refuses an address without a port', async () => {
+    const { parseFlags } = await import('../../../bin/flags.js')
+    assert.throws(() => parseFlags(['--admission-webhook-service-address', 'a.hooks.svc=127.0.0.1'], {}), /want <name>.<namespace>.svc\[:port\]=host:port/)
+  })
+})
