@@ -4,11 +4,13 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { stringify } from 'yaml'
-import { startServer } from '../helpers/server.js'
+import { runServer, startServer } from '../helpers/server.js'
+import { freshDatabase } from '../helpers/postgres.js'
 import { allow, patchOf, startAdmissionWebhook } from '../helpers/admission-webhook.js'
 
 const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
@@ -52,4 +54,17 @@ test('kubectl creates an object a mutating webhook changes, sees its warning, an
   })
   await assert.rejects(kubectl('get', 'configmap', 'bad'), /NotFound|not found/)
   assert.equal(hooks.on('/validate')[0]!.headers.host, 'policy.hooks.svc')
+})
+
+test('a malformed --admission-control-config-file stops the server at start with a message naming it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'admission-e2e-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'admission.yaml')
+  writeFileSync(file, stringify({ apiVersion: 'apiserver.config.svc.io/v1', kind: 'AdmissionConfiguration', plugins: [{ name: 'ValidatingAdmissionWebhook' }] }))
+  const child = runServer(['--data-dir', join(dir, 'data'), '--storage-url', await freshDatabase(t), '--admission-control-config-file', file])
+  let stderr = ''
+  child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
+  const code = await new Promise<number | null>(resolve => child.once('exit', resolve))
+  assert.equal(code, 1)
+  assert.match(stderr, new RegExp(`error: --admission-control-config-file ${file}: plugins\\[0\\] \\(ValidatingAdmissionWebhook\\) needs exactly one of path or configuration`))
 })
