@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject, Resource } from '../resources/define.js'
 import type { UserInfo } from '../resources/user-info.js'
+import { readAdmissionConfigFile } from './config-file.js'
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'
 
@@ -31,6 +32,25 @@ export interface AdmissionAttributes {
   listConsistent (plural: string, group: string, namespace?: string): Promise<AnyObject[]>
   /** Warnings for the client. */
   warnings: string[]
+  /** Kept on the request for the audit log (webhook mutations). */
+  auditAnnotations: Record<string, string>
+  /** The request's field manager (webhooks see it in the operation's options). */
+  fieldManager?: string
+  /** Set by the chain's mutate: whether this run is the second one, and the plugins' state across both. */
+  reinvocation?: Reinvocation
+}
+
+/**
+ * The mutating phase runs a second time when a plugin (a mutating webhook) asks for it after
+ * changing the object: the built-in mutating plugins then see the webhook's changes, and
+ * webhooks with reinvocationPolicy IfNeeded see the built-ins'.
+ */
+export interface Reinvocation {
+  readonly isReinvoke: boolean
+  /** Asks for the second run (no effect during it). */
+  requestReinvoke (): void
+  /** A plugin's own state, kept across both runs. */
+  readonly state: Map<string, unknown>
 }
 
 export interface AdmissionPlugin {
@@ -51,6 +71,8 @@ export interface AdmissionChain {
   mutate (a: AdmissionAttributes): Promise<void>
   validate (a: AdmissionAttributes): Promise<void>
   enabled (): string[]
+  /** A plugin's configuration from --admission-control-config-file (with `baseDir`, the directory of the file that held it). */
+  configuration (plugin: string): Record<string, any> | undefined
 }
 
 export interface AdmissionOptions {
@@ -58,6 +80,10 @@ export interface AdmissionOptions {
   enable?: string[]
   /** --disable-admission-plugins: removed even when on by default. */
   disable?: string[]
+  /** --admission-control-config-file: an AdmissionConfiguration. */
+  configFile?: string
+  /** --admission-webhook-service-address: `<name>.<namespace>.svc[:port]` → `host:port`, for webhooks named by service. */
+  webhookServiceAddresses?: Record<string, string>
 }
 
 /** Plugins on by default, as the reference server has them (those this server implements register themselves). */
@@ -76,16 +102,27 @@ declare module 'fastify' {
 export default fp(async function admission (fastify: FastifyInstance, opts: AdmissionOptions) {
   const wanted = new Set([...DEFAULT_ENABLED, ...(opts.enable ?? [])])
   for (const name of opts.disable ?? []) wanted.delete(name)
+  const configurations = opts.configFile === undefined ? new Map<string, Record<string, any>>() : readAdmissionConfigFile(opts.configFile)
   const plugins: AdmissionPlugin[] = []
+  const mutateOnce = async (a: AdmissionAttributes): Promise<void> => {
+    for (const p of plugins) if (p.mutate !== undefined && p.handles(a)) await p.mutate(a)
+  }
   const chain: AdmissionChain = {
     add (plugin) { if (plugin.alwaysOn === true || wanted.has(plugin.name)) plugins.push(plugin) },
     async mutate (a) {
-      for (const p of plugins) if (p.mutate !== undefined && p.handles(a)) await p.mutate(a)
+      let again = false
+      const state = new Map<string, unknown>()
+      a.reinvocation = { isReinvoke: false, requestReinvoke: () => { again = true }, state }
+      await mutateOnce(a)
+      if (!again) return
+      a.reinvocation = { isReinvoke: true, requestReinvoke: () => {}, state }
+      await mutateOnce(a)
     },
     async validate (a) {
       for (const p of plugins) if (p.validate !== undefined && p.handles(a)) await p.validate(a)
     },
-    enabled: () => plugins.map(p => p.name)
+    enabled: () => plugins.map(p => p.name),
+    configuration: (name) => configurations.get(name)
   }
   fastify.decorate('admission', chain)
 }, { name: 'admission' })

@@ -6,11 +6,16 @@ import rbacEscalation from './rbac-escalation.js'
 import defaultStorageClass from './default-storage-class.js'
 import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
 import storageObjectInUseProtection from './storage-object-in-use-protection.js'
+import mutatingAdmissionWebhook from './webhooks/mutating.js'
+import validatingAdmissionWebhook from './webhooks/validating.js'
 
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   rbacEscalation,
   defaultStorageClass,
   persistentVolumeClaimResize,
-  storageObjectInUseProtection
+  storageObjectInUseProtection,
+  // Last of the mutating and of the validating plugins, as in the reference server's order.
+  mutatingAdmissionWebhook,
+  validatingAdmissionWebhook
 ]

@@ -1,7 +1,7 @@
 // The benchmark's flags: every workload's duration and concurrency, with defaults that finish
 // the suite in under five minutes on two cores.
 
-export const WORKLOADS = ['create', 'get', 'list', 'watch', 'update', 'apply', 'memory', 'startup'] as const
+export const WORKLOADS = ['create', 'webhook', 'get', 'list', 'watch', 'update', 'apply', 'memory', 'startup'] as const
 export type Workload = typeof WORKLOADS[number]
 
 export interface BenchFlags {
@@ -64,7 +64,7 @@ export const DEFAULTS: BenchFlags = {
 }
 
 const HELP = `usage: npm run bench -- [flags]
-  --only create,get,list,watch,update,apply,memory,startup   workloads to run (default: all)
+  --only create,webhook,get,list,watch,update,apply,memory,startup   workloads to run (default: all)
   --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds});
                              each create round leaves its objects, so memory and start-up then run on more than --memory-objects
   --payload-bytes N          ConfigMap size (${DEFAULTS.payloadBytes})

@@ -91,3 +91,27 @@ export function runJson<T> (file: string, arg: unknown, nodeArgs: string[] = [])
     })
   })
 }
+
+/** A process that prints one JSON line when ready and runs until stopped (the benchmark's no-op webhook). */
+export function startJsonService<T> (file: string, args: string[]): Promise<{ info: T, pid: number, stop (): Promise<void> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...TS_NODE_ARGS, file, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stderr.on('data', (d: Buffer) => { err += d.toString() })
+    child.on('error', reject)
+    child.on('exit', (code) => reject(new Error(`${file} exited with ${String(code)} before it was ready: ${err.slice(-2000)}`)))
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString()
+      const newline = out.indexOf('\n')
+      if (newline < 0) return
+      child.removeAllListeners('exit')
+      const stop = (): Promise<void> => new Promise(done => {
+        if (child.exitCode !== null || child.signalCode !== null) { done(); return }
+        child.once('exit', () => done())
+        child.kill('SIGTERM')
+      })
+      try { resolve({ info: JSON.parse(out.slice(0, newline)) as T, pid: child.pid!, stop }) } catch (e) { void stop(); reject(e as Error) }
+    })
+  })
+}

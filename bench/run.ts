@@ -15,7 +15,8 @@ import { parseBenchFlags, type BenchFlags, type Workload } from './flags.js'
 import type { ListJob, ListResult, LoopJob, LoopResult, RequestKind, Target, WatchJob, WatchResult } from './load.js'
 import { configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
-import { freePort, runJson, TS_NODE_ARGS } from './process.js'
+import { freePort, runJson, startJsonService, TS_NODE_ARGS } from './process.js'
+import { LABELS } from '../resources/naming.js'
 import { medianOf, printTable, type Row } from './table.js'
 
 const RESULTS_DIR = resolve('bench/results')
@@ -24,6 +25,7 @@ const LOAD = 'bench/load.ts'
 
 const NS = {
   create: 'bench-create',
+  webhook: 'bench-webhook',
   get: 'bench-get',
   list: 'bench-list',
   watch: 'bench-watch',
@@ -219,6 +221,48 @@ async function main (): Promise<void> {
       notes.push(`CPU per raw PostgreSQL transaction: ${perRequest(cpuParties(vsPg.rawPgCpu, 'client', vsPg.rawPg.cpuMs), vsPg.rawPg.requests)}`)
       if (measured.length > 1) notes.push(byRound('create vs PostgreSQL', measured, vsPgOf))
       notes.push(...etcdNotes)
+    })
+
+    if (runs('webhook')) await attempt('webhook', async () => {
+      // Creates whose namespace one no-op validating webhook watches, beside plain creates, in
+      // the same run: the webhook round trip's share of a create (a kept-alive HTTPS call).
+      const hook = await startJsonService<{ port: number, caBundle: string }>('bench/noop-webhook.ts', [join(workDir, 'noop-webhook')])
+      const config = '/apis/admissionregistration.svc.io/v1/validatingwebhookconfigurations'
+      try {
+        const hookPid = hook.pid
+        await ensure(t, 'POST', config, JSON.stringify({
+          metadata: { name: 'bench-noop' },
+          webhooks: [{
+            name: 'noop.bench.example.com',
+            clientConfig: { url: `https://127.0.0.1:${hook.info.port}/validate`, caBundle: hook.info.caBundle },
+            rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+            namespaceSelector: { matchLabels: { [LABELS.namespaceName]: NS.webhook } },
+            sideEffects: 'None',
+            admissionReviewVersions: ['v1']
+          }]
+        }))
+        const durationMs = flags.createDuration * 1000
+        const c = flags.createConcurrency
+        log(`webhook: plain create, ${c} clients for ${flags.createDuration} s`)
+        const plain = await loop(t, { kind: 'create', namespace: NS.create, prefix: 'wp', payloadBytes: bytes }, c, { warmupMs, durationMs })
+        checkLoop('plain create', plain)
+        log(`webhook: create through one no-op validating webhook, ${c} clients for ${flags.createDuration} s`)
+        const hooked = await cpuDuring({ server: () => processCpuMs(running.pid), webhook: () => processCpuMs(hookPid), machine: machineCpuMs }, warmupMs,
+          loop(t, { kind: 'create', namespace: NS.webhook, prefix: 'wh', payloadBytes: bytes }, c, { warmupMs, durationMs }))
+        checkLoop('create through a webhook', hooked.result)
+        raw.webhook = { plain, hooked: hooked.result, cpuMs: hooked.cpuMs }
+        rows.push({
+          workload: 'create through one no-op validating webhook',
+          figure: `${round(hooked.result.perSecond)}/s (p99 ${round(hooked.result.latency.p99, 1)} ms)`,
+          ceiling: `${round(plain.perSecond)}/s plain create`,
+          ratio: hooked.result.perSecond / plain.perSecond,
+          target: '-'
+        })
+        notes.push(`CPU per create through the webhook: ${perRequest(cpuParties(hooked.cpuMs, 'load generator', hooked.result.cpuMs), hooked.result.requests)}`)
+      } finally {
+        await api(t, 'DELETE', `${config}/bench-noop`).catch(() => {})
+        await hook.stop()
+      }
     })
 
     if (runs('get')) await attempt('get', async () => {

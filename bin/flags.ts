@@ -8,6 +8,9 @@ export interface Flags {
   shutdownDelayMs: number
   enableAdmissionPlugins: string[]
   disableAdmissionPlugins: string[]
+  admissionControlConfigFile?: string
+  /** `<name>.<namespace>.svc[:port]` → `host:port`. */
+  admissionWebhookServiceAddresses: Record<string, string>
   authorizationModes: string[]
   tokenAuthFile?: string
   anonymousAuth: boolean
@@ -82,6 +85,7 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     shutdownDelayMs: 0,
     enableAdmissionPlugins: [],
     disableAdmissionPlugins: [],
+    admissionWebhookServiceAddresses: {},
     authorizationModes: ['Node', 'RBAC'],
     anonymousAuth: true,
     logLevel: env.LOG_LEVEL ?? 'info',
@@ -122,6 +126,15 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'shutdown-delay-duration': f.shutdownDelayMs = parseDuration(value); break
       case 'enable-admission-plugins': f.enableAdmissionPlugins = list(value); break
       case 'disable-admission-plugins': f.disableAdmissionPlugins = list(value); break
+      case 'admission-control-config-file': f.admissionControlConfigFile = value; break
+      case 'admission-webhook-service-address': {
+        for (const pair of list(value)) {
+          const eq = pair.indexOf('=')
+          if (eq <= 0 || !/^[^=]+:\d+$/.test(pair.slice(eq + 1))) throw new Error(`invalid --admission-webhook-service-address "${pair}": want <name>.<namespace>.svc[:port]=host:port`)
+          f.admissionWebhookServiceAddresses[pair.slice(0, eq)] = pair.slice(eq + 1)
+        }
+        break
+      }
       case 'authorization-mode': f.authorizationModes = list(value); break
       case 'token-auth-file': f.tokenAuthFile = value; break
       case 'anonymous-auth': f.anonymousAuth = bool(name, value); break

@@ -23,7 +23,7 @@ import nodeAuthorizer from '../auth/authorizers/node.js'
 import abacAuthorizer from '../auth/authorizers/abac.js'
 import webhookAuthorizer, { type WebhookAuthorizerOptions } from '../auth/authorizers/webhook.js'
 import rbacResolver from '../auth/rbac/resolver.js'
-import admission from '../admission/chain.js'
+import admission, { type AdmissionOptions } from '../admission/chain.js'
 import { ADMISSION_PLUGINS } from '../admission/index.js'
 import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
 import bootstrapToken from '../auth/authenticators/bootstrap-token.js'
@@ -58,7 +58,8 @@ export interface AppOptions {
   authorizationPolicyFile?: string
   /** --authorization-webhook-* (Webhook mode). */
   authorizationWebhook?: WebhookAuthorizerOptions
-  admission?: { enable?: string[], disable?: string[] }
+  /** --enable/--disable-admission-plugins, --admission-control-config-file, --admission-webhook-service-address. */
+  admission?: AdmissionOptions
   bookmarkIntervalMs?: number
   /** Unsent watch output at which a slow client's stream is closed (default 16 MiB). */
   watchMaxBufferedBytes?: number
@@ -159,7 +160,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(impersonation)
 
   await app.register(admission, opts.admission ?? {})
-  for (const plugin of ADMISSION_PLUGINS) await app.register(plugin)
+  for (const plugin of ADMISSION_PLUGINS) await app.register(plugin, opts.admission ?? {})
 
   await app.register(protobuf)
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes } })

@@ -22,6 +22,8 @@ import csidrivers from './csidrivers.js'
 import csinodes from './csinodes.js'
 import csistoragecapacities from './csistoragecapacities.js'
 import serviceaccounts from './serviceaccounts.js'
+import mutatingwebhookconfigurations from './mutatingwebhookconfigurations.js'
+import validatingwebhookconfigurations from './validatingwebhookconfigurations.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -45,5 +47,7 @@ export const RESOURCES: readonly Resource[] = [
   csidrivers,
   csinodes,
   csistoragecapacities,
-  serviceaccounts
+  serviceaccounts,
+  mutatingwebhookconfigurations,
+  validatingwebhookconfigurations
 ]

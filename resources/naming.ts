@@ -144,6 +144,21 @@ export const canonicalGroup = (name: string): string => GROUP_ALIASES[name] ?? n
 /** The ABAC policy file format is upstream's, group name included. */
 export const ABAC_API_VERSION = 'abac.authorization.kubernetes.io/v1beta1'
 
+/** apiVersions of --admission-control-config-file documents: ours, and the upstream spelling copied from upstream guides. */
+export const ADMISSION_CONFIG_API_VERSIONS: readonly string[] = ['v1', 'v1beta1', 'v1alpha1']
+  .flatMap(v => [`${GROUPS.apiserverConfig}/${v}`, `${upstreamGroup('apiserver.config')}/${v}`])
+
+/** Admission webhooks' names: audit annotation keys and the webhook plugins' configuration kind. */
+export const ADMISSION_WEBHOOK = {
+  mutationAnnotationPrefix: `mutation.webhook.admission.${GROUP_SUFFIX}/`,
+  patchAnnotationPrefix: `patch.webhook.admission.${GROUP_SUFFIX}/`,
+  failedOpenMutatingPrefix: `failed-open.mutation.webhook.admission.${GROUP_SUFFIX}/`,
+  failedOpenValidatingPrefix: `failed-open.validating.webhook.admission.${GROUP_SUFFIX}/`,
+  configurationKinds: ['WebhookAdmissionConfiguration', 'WebhookAdmission'] as readonly string[],
+  /** Service references are reached at `<name>.<namespace>.svc`. */
+  serviceDomain: 'svc'
+} as const
+
 /** Authentication identities and names (bootstrap tokens, service accounts, impersonation). */
 export const BOOTSTRAP = {
   secretPrefix: 'bootstrap-token-',

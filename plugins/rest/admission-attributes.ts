@@ -33,6 +33,7 @@ export function admissionAttributes (resource: Resource, registry: LookupRegistr
   return {
     operation: r.operation, resource, subresource: r.subresource, namespace: resource.namespaced ? r.namespace : '', name: r.name,
     object: r.object, oldObject: r.oldObject, user: r.caller.user, dryRun: r.dryRun, warnings: r.caller.warnings,
+    auditAnnotations: r.caller.auditAnnotations ??= {}, fieldManager: r.caller.manager,
     lookup: async (plural, group, ns, n) => {
       const store = registry.find(plural, group)
       if (store === undefined) return undefined

@@ -24,6 +24,8 @@ export interface Caller {
   user: UserInfo
   manager: string
   warnings: string[]
+  /** Audit annotations admission adds (webhook mutations), for the audit log. */
+  auditAnnotations?: Record<string, string>
 }
 
 /** A write whose metadata.managedFields the caller has already settled (server-side apply). */

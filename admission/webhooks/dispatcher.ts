@@ -1,0 +1,159 @@
+// What both webhook plugins share: the webhooks of the stored configurations (read from the
+// kind's watch cache at every request, so a change is in force at once on every replica), which
+// of them a request reaches, and one call with its failure policy, warnings and rejection.
+import { randomUUID } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import type { AdmissionAttributes } from '../chain.js'
+import type { CachedObject } from '../../storage/interface.js'
+import { ApiError, badRequest, internalError, type StatusReason } from '../../resources/status.js'
+import { ADMISSION_WEBHOOK, GROUPS } from '../../resources/naming.js'
+import { exempt, namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './matching.js'
+import { reviewRequest, reviewResponse, reviewVersion, type ReviewResponse } from './review.js'
+import { addWarnings } from './warnings.js'
+import { rejectionObserver } from './metrics.js'
+import { NO_CREDENTIALS, credentialResolverFromKubeconfig } from './credentials.js'
+import { parseServiceAddresses, webhookTransport, type WebhookTransport } from './transport.js'
+
+type AnyObject = Record<string, any>
+
+/** One webhook of one stored configuration. */
+export interface Hook {
+  configuration: string
+  webhook: AnyObject
+  /** Stable within a configuration's version: the reinvocation bookkeeping names hooks by it. */
+  key: string
+}
+
+export type HookType = 'admit' | 'validating'
+
+/** A webhook a request reaches, and the group it is sent in (an equivalent one under matchPolicy Equivalent). */
+export interface Match { hook: Hook, group: string }
+
+const DRY_RUN_SAFE = ['None', 'NoneOnDryRun']
+
+/** Parsed once per stored version of a configuration. */
+const parsed = new WeakMap<CachedObject, Hook[]>()
+function hooksOf (o: CachedObject): Hook[] {
+  let hooks = parsed.get(o)
+  if (hooks === undefined) {
+    const c = JSON.parse(o.json) as AnyObject
+    const name = String(c.metadata?.name)
+    hooks = (c.webhooks as AnyObject[] | undefined ?? []).map(webhook => ({ configuration: name, webhook, key: `${name}/${String(webhook.name)}` }))
+    parsed.set(o, hooks)
+  }
+  return hooks
+}
+
+export interface Dispatcher {
+  readonly type: HookType
+  /** The webhooks this request reaches, in configuration name order. */
+  matching (a: AdmissionAttributes): Promise<Match[]>
+  /** Calls one webhook: its answer when allowed, undefined when its failure was ignored; throws a rejection. */
+  call (m: Match, a: AdmissionAttributes, round: number, index: number, warnings?: string[]): Promise<ReviewResponse | undefined>
+  /** Counts a rejection the server itself caused (a patch that cannot be applied). */
+  internalFailure (hook: Hook, a: AdmissionAttributes, message: string): ApiError
+}
+
+export interface DispatcherOptions {
+  /** The plugin's name, as --admission-control-config-file names it. */
+  plugin: string
+  type: HookType
+  plural: string
+  webhookServiceAddresses?: Record<string, string>
+}
+
+/** The webhook plugins' configuration: `kubeConfigFile` with the credentials to present. */
+function transportFor (fastify: FastifyInstance, o: DispatcherOptions): WebhookTransport {
+  const config = fastify.admission.configuration(o.plugin)
+  let credentials = NO_CREDENTIALS
+  if (config !== undefined) {
+    if (!ADMISSION_WEBHOOK.configurationKinds.includes(config.kind)) {
+      throw new Error(`--admission-control-config-file: ${o.plugin}'s configuration must be of kind ${ADMISSION_WEBHOOK.configurationKinds[0]!}, not ${JSON.stringify(config.kind)}`)
+    }
+    if (config.kubeConfigFile !== undefined) {
+      if (typeof config.kubeConfigFile !== 'string' || config.kubeConfigFile === '') throw new Error(`--admission-control-config-file: ${o.plugin}'s kubeConfigFile must be a path`)
+      credentials = credentialResolverFromKubeconfig(config.kubeConfigFile, config.baseDir)
+    }
+  }
+  return webhookTransport(parseServiceAddresses(o.webhookServiceAddresses ?? {}), credentials)
+}
+
+export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions): Dispatcher {
+  const transport = transportFor(fastify, o)
+  const observeRejection = rejectionObserver(fastify)
+  const failedOpenPrefix = o.type === 'admit' ? ADMISSION_WEBHOOK.failedOpenMutatingPrefix : ADMISSION_WEBHOOK.failedOpenValidatingPrefix
+
+  const allHooks = (): Hook[] => {
+    // The REST machinery registers the kinds after the admission plugins: found at request time.
+    const store = fastify.resources.find(o.plural, GROUPS.admissionregistration)
+    if (store === undefined) return []
+    const objects = store.cache.list(store.prefix)
+    return objects.length === 0 ? [] : objects.flatMap(hooksOf)
+  }
+
+  const dispatcher: Dispatcher = {
+    type: o.type,
+    async matching (a) {
+      if (exempt(a)) return []
+      const hooks = allHooks()
+      if (hooks.length === 0) return []
+      const out: Match[] = []
+      for (const hook of hooks) {
+        const group = rulesMatch(hook.webhook, a)
+        if (group === undefined || !objectSelectorMatches(hook.webhook, a)) continue
+        if (!await namespaceSelectorMatches(hook.webhook, a)) continue
+        out.push({ hook, group })
+      }
+      return out
+    },
+
+    async call ({ hook, group }, a, round, index, warnings = a.warnings) {
+      const w = hook.webhook
+      if (a.dryRun && !DRY_RUN_SAFE.includes(w.sideEffects)) {
+        // Not sent, whatever the failure policy: the webhook could not tell a dry run from a real one.
+        throw badRequest(`admission webhook "${String(w.name)}" does not support dry run`)
+      }
+      const version = reviewVersion(w) ?? 'v1'
+      // A uid of its own for every call, as the reference server gives.
+      const review = reviewRequest(a, randomUUID(), version, group)
+      let response: ReviewResponse
+      try {
+        response = reviewResponse(await transport.post(w.clientConfig, review, w.timeoutSeconds ?? 10), review)
+      } catch (err) {
+        const message = `failed calling webhook "${String(w.name)}": failed to call webhook: ${(err as Error).message}`
+        if (w.failurePolicy === 'Ignore') {
+          a.auditAnnotations[`${failedOpenPrefix}round_${round}_index_${index}`] = String(w.name)
+          fastify.log.warn({ webhook: w.name, configuration: hook.configuration }, `${message}; failurePolicy Ignore lets the request continue`)
+          return undefined
+        }
+        observeRejection(String(w.name), a.operation, o.type, 'calling_webhook_error', 0)
+        throw internalError(message)
+      }
+      addWarnings(warnings, response.warnings ?? [])
+      for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) a.auditAnnotations[`${String(w.name)}/${k}`] = String(v)
+      if (!response.allowed) {
+        const rejection = rejectionError(String(w.name), response.status)
+        observeRejection(String(w.name), a.operation, o.type, 'no_error', rejection.code)
+        throw rejection
+      }
+      return response
+    },
+
+    internalFailure (hook, a, message) {
+      observeRejection(String(hook.webhook.name), a.operation, o.type, 'apiserver_internal_error', 500)
+      return internalError(message)
+    }
+  }
+  return dispatcher
+}
+
+/** The webhook's own code (at least 400) and message, after the reference server's prefix. */
+function rejectionError (name: string, status: ReviewResponse['status']): ApiError {
+  const deniedBy = `admission webhook "${name}" denied the request`
+  const code = typeof status?.code === 'number' && status.code >= 400 ? status.code : 400
+  const message = typeof status?.message === 'string' && status.message !== ''
+    ? `${deniedBy}: ${status.message}`
+    : typeof status?.reason === 'string' && status.reason !== '' ? `${deniedBy}: ${status.reason}` : `${deniedBy} without explanation`
+  const details = typeof status?.details === 'object' && status.details !== null ? status.details : undefined
+  return new ApiError(code, (typeof status?.reason === 'string' ? status.reason : '') as StatusReason, message, details)
+}

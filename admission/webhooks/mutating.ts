@@ -1,0 +1,113 @@
+// MutatingAdmissionWebhook: matching mutating webhooks called one after another, each JSON
+// patch applied before the next call. A webhook that changed the object asks the chain for a
+// second mutating run: the built-in plugins see the change, and webhooks with
+// reinvocationPolicy IfNeeded are called again when something after them changed the object.
+import fp from 'fastify-plugin'
+import { isDeepStrictEqual } from 'node:util'
+import type { FastifyInstance } from 'fastify'
+import type { AdmissionAttributes, AdmissionOptions } from '../chain.js'
+import type { AnyObject } from '../../resources/define.js'
+import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
+import { applyPatch } from '../../plugins/rest/patch.js'
+import { checkAgainstSchema } from '../../plugins/rest/schema-check.js'
+import { createDispatcher, type Dispatcher, type Match } from './dispatcher.js'
+import { convertedTo } from './review.js'
+
+const PLUGIN = 'MutatingAdmissionWebhook'
+
+/** What the two runs share: which IfNeeded webhooks ran, which must run again, the last output. */
+interface ReinvokeState {
+  previouslyInvoked: Set<string>
+  reinvoke: Set<string>
+  lastOutput?: AnyObject
+}
+
+function requireReinvokingPrevious (s: ReinvokeState): void {
+  for (const key of s.previouslyInvoked) s.reinvoke.add(key)
+  s.previouslyInvoked.clear()
+}
+
+/** Replaces `target`'s content with `source`'s, keeping the identity of target and its metadata (the store holds both). */
+function graft (target: AnyObject, source: AnyObject): void {
+  const meta = target.metadata as AnyObject | undefined
+  for (const k of Object.keys(target)) if (!(k in source)) delete target[k]
+  for (const [k, v] of Object.entries(source)) {
+    if (k === 'metadata' && meta !== undefined && typeof v === 'object' && v !== null) {
+      for (const mk of Object.keys(meta)) if (!(mk in v)) delete meta[mk]
+      Object.assign(meta, v)
+      target.metadata = meta
+    } else target[k] = v
+  }
+}
+
+/** Applies one webhook's answer to the object; whether it changed. A patch that cannot be applied is a 500 whatever the policy. */
+function applyResponse (d: Dispatcher, { hook, group }: Match, a: AdmissionAttributes, patchText: string): boolean {
+  const name = String(hook.webhook.name)
+  let patch: unknown
+  try {
+    patch = JSON.parse(Buffer.from(patchText, 'base64').toString('utf8'))
+  } catch {
+    throw d.internalFailure(hook, a, `received undecodable patch in webhook "${name}" response: not base64 JSON`)
+  }
+  let patched: AnyObject
+  try {
+    // The patch is written against the object as the webhook saw it (converted to its group), and converted back.
+    patched = applyPatch('json', convertedTo(a.object, group, a.resource.version)!, patch, a.resource.schema)
+  } catch (err) {
+    throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${(err as Error).message}`)
+  }
+  patched.apiVersion = a.resource.apiVersion
+  const check = checkAgainstSchema(a.resource.schema, patched, true)
+  if (check.errors.length > 0) {
+    const first = check.errors[0]!
+    throw d.internalFailure(hook, a, `the object webhook "${name}" returned is not a valid ${a.resource.kind}: ${first.field}: ${first.detail ?? first.type}`)
+  }
+  if (isDeepStrictEqual(patched, a.object)) return false
+  graft(a.object!, patched)
+  return true
+}
+
+export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInstance, opts: AdmissionOptions) {
+  const d = createDispatcher(fastify, { plugin: PLUGIN, type: 'admit', plural: 'mutatingwebhookconfigurations', webhookServiceAddresses: opts.webhookServiceAddresses })
+  fastify.admission.add({
+    name: PLUGIN,
+    handles: () => true,
+    async mutate (a) {
+      const matches = await d.matching(a)
+      if (matches.length === 0) return
+      const r = a.reinvocation
+      let state = r?.state.get(PLUGIN) as ReinvokeState | undefined
+      if (state === undefined) {
+        state = { previouslyInvoked: new Set(), reinvoke: new Set() }
+        r?.state.set(PLUGIN, state)
+      }
+      const round = r?.isReinvoke === true ? 1 : 0
+      // Built-in plugins changed the object since the last webhook saw it: IfNeeded webhooks run again.
+      if (round === 1 && !isDeepStrictEqual(state.lastOutput, a.object)) requireReinvokingPrevious(state)
+      try {
+        for (const [index, match] of matches.entries()) {
+          const hook = match.hook
+          if (round === 1 && !state.reinvoke.has(hook.key)) continue
+          const response = await d.call(match, a, round, index)
+          if (response === undefined) continue
+          const patched = typeof response.patch === 'string' && response.patch !== '' && a.object !== undefined
+          const changed = patched && applyResponse(d, match, a, response.patch!)
+          const id = `round_${round}_index_${index}`
+          a.auditAnnotations[`${ADMISSION_WEBHOOK.mutationAnnotationPrefix}${id}`] = JSON.stringify({ configuration: hook.configuration, webhook: hook.webhook.name, mutated: changed })
+          if (patched) {
+            a.auditAnnotations[`${ADMISSION_WEBHOOK.patchAnnotationPrefix}${id}`] = JSON.stringify({
+              configuration: hook.configuration, webhook: hook.webhook.name, patchType: 'JSONPatch', patch: JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8'))
+            })
+          }
+          if (changed) {
+            requireReinvokingPrevious(state)
+            r?.requestReinvoke()
+          }
+          if (hook.webhook.reinvocationPolicy === 'IfNeeded') state.previouslyInvoked.add(hook.key)
+        }
+      } finally {
+        state.lastOutput = a.object === undefined ? undefined : structuredClone(a.object)
+      }
+    }
+  })
+}, { name: 'admission:mutating-webhook', dependencies: ['admission'] })

@@ -1,0 +1,101 @@
+// How a webhook is reached: its URL, or its service's address (`<name>.<namespace>.svc`, the
+// name its certificate must carry) from --admission-webhook-service-address; TLS verified
+// against the webhook's caBundle (the system roots without one); kept-alive connections and
+// reused TLS sessions through one agent; the answer capped and parsed.
+import { Agent } from 'node:https'
+import { fetchJson } from '../../auth/https-client.js'
+import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
+import type { CredentialResolver } from './credentials.js'
+
+type AnyObject = Record<string, any>
+
+/** Larger answers are a call error. */
+export const MAX_RESPONSE_BYTES = 3 * 1024 * 1024
+
+export interface WebhookTarget {
+  /** The URL the webhook is called at (service references as `https://<name>.<namespace>.svc:<port><path>`). */
+  url: string
+  /** Where to connect when it is not the URL's host. */
+  connectTo?: { host: string, port: number }
+  /** Whose credentials apply: the service DNS name (`:port` unless 443) or the URL's host. */
+  credentialsKey: string
+}
+
+export function targetOf (clientConfig: AnyObject, addresses: Record<string, string>): WebhookTarget {
+  if (typeof clientConfig.url === 'string') {
+    return { url: clientConfig.url, credentialsKey: new URL(clientConfig.url).host }
+  }
+  const s = clientConfig.service as AnyObject
+  const host = `${String(s.name)}.${String(s.namespace)}.${ADMISSION_WEBHOOK.serviceDomain}`
+  const port = typeof s.port === 'number' ? s.port : 443
+  const hostPort = port === 443 ? host : `${host}:${port}`
+  const path = typeof s.path === 'string' && s.path !== '' ? s.path : '/'
+  const address = addresses[`${host}:${port}`] ?? addresses[host]
+  const target: WebhookTarget = { url: `https://${host}:${port}${path}`, credentialsKey: hostPort }
+  if (address !== undefined) {
+    const colon = address.lastIndexOf(':')
+    target.connectTo = { host: address.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(address.slice(colon + 1)) }
+  }
+  return target
+}
+
+/** `host:port` values of --admission-webhook-service-address, checked at start-up. */
+export function parseServiceAddresses (entries: Record<string, string>): Record<string, string> {
+  for (const [service, address] of Object.entries(entries)) {
+    const colon = address.lastIndexOf(':')
+    const port = Number(address.slice(colon + 1))
+    if (colon <= 0 || !Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`--admission-webhook-service-address: ${service}=${address}: want host:port`)
+  }
+  return entries
+}
+
+export interface WebhookTransport {
+  post (clientConfig: AnyObject, body: unknown, timeoutSeconds: number): Promise<unknown>
+}
+
+export function webhookTransport (addresses: Record<string, string>, credentials: CredentialResolver): WebhookTransport {
+  // One agent for every webhook: it keys its pools and TLS sessions by host, CA and client
+  // certificate, so connections are reused per webhook and never shared across trust settings.
+  const agent = new Agent({ keepAlive: true, maxCachedSessions: 256 })
+  return {
+    async post (clientConfig, body, timeoutSeconds) {
+      const target = targetOf(clientConfig, addresses)
+      const url = new URL(target.url)
+      if (target.connectTo === undefined && typeof clientConfig.service === 'object' && clientConfig.service !== null) {
+        throw new Error(`Post "${target.url}": no address is known for service ${String(clientConfig.service.namespace)}/${String(clientConfig.service.name)}`)
+      }
+      // As the reference server does, the webhook learns its deadline from the URL.
+      url.searchParams.set('timeout', `${timeoutSeconds}s`)
+      const creds = credentials(target.credentialsKey)
+      const ca = typeof clientConfig.caBundle === 'string' && clientConfig.caBundle !== '' ? Buffer.from(clientConfig.caBundle, 'base64').toString('utf8') : undefined
+      const send = () => fetchJson(url.toString(), {
+        method: 'POST',
+        body,
+        agent,
+        ca,
+        cert: creds.cert,
+        key: creds.key,
+        headers: creds.authorization === undefined ? {} : { authorization: creds.authorization },
+        timeoutMs: timeoutSeconds * 1000,
+        maxBytes: MAX_RESPONSE_BYTES,
+        connectTo: target.connectTo,
+        servername: target.connectTo === undefined ? undefined : url.hostname
+      })
+      try {
+        let res
+        try {
+          res = await send()
+        } catch (err) {
+          // The webhook closed an idle kept-alive connection as this call went out on it: nothing reached it.
+          const e = err as NodeJS.ErrnoException & { reusedSocket?: boolean }
+          if (e.reusedSocket !== true || (e.code !== 'ECONNRESET' && e.code !== 'EPIPE')) throw err
+          res = await send()
+        }
+        if (res.status !== 200) throw new Error(`the server responded with HTTP ${res.status}`)
+        return res.body
+      } catch (err) {
+        throw new Error(`Post "${url.toString()}": ${(err as Error).message.replace(`${url.toString()}: `, '')}`)
+      }
+    }
+  }
+}
