@@ -77,13 +77,28 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
   const wanted = new Set([...DEFAULT_ENABLED, ...(opts.enable ?? [])])
   for (const name of opts.disable ?? []) wanted.delete(name)
   const plugins: AdmissionPlugin[] = []
+  // apiserver_admission_step_admission_duration_seconds: each phase timed whole, rejected or not.
+  const timed = async (type: 'admit' | 'validate', a: AdmissionAttributes, run: () => Promise<void>): Promise<void> => {
+    const start = performance.now()
+    let rejected = true
+    try {
+      await run()
+      rejected = false
+    } finally {
+      fastify.metrics?.admissionStep(a.operation, type, rejected, (performance.now() - start) / 1000)
+    }
+  }
   const chain: AdmissionChain = {
     add (plugin) { if (plugin.alwaysOn === true || wanted.has(plugin.name)) plugins.push(plugin) },
-    async mutate (a) {
-      for (const p of plugins) if (p.mutate !== undefined && p.handles(a)) await p.mutate(a)
+    mutate (a) {
+      return timed('admit', a, async () => {
+        for (const p of plugins) if (p.mutate !== undefined && p.handles(a)) await p.mutate(a)
+      })
     },
-    async validate (a) {
-      for (const p of plugins) if (p.validate !== undefined && p.handles(a)) await p.validate(a)
+    validate (a) {
+      return timed('validate', a, async () => {
+        for (const p of plugins) if (p.validate !== undefined && p.handles(a)) await p.validate(a)
+      })
     },
     enabled: () => plugins.map(p => p.name)
   }

@@ -46,6 +46,7 @@ export interface Flags {
   requestheaderUidHeaders: string[]
   requestheaderGroupHeaders: string[]
   requestheaderExtraHeadersPrefix: string[]
+  showHiddenMetricsForVersion?: string
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -173,6 +174,7 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'requestheader-uid-headers': f.requestheaderUidHeaders = list(value); break
       case 'requestheader-group-headers': f.requestheaderGroupHeaders = list(value); break
       case 'requestheader-extra-headers-prefix': f.requestheaderExtraHeadersPrefix = list(value); break
+      case 'show-hidden-metrics-for-version': f.showHiddenMetricsForVersion = value; break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

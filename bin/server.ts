@@ -81,6 +81,7 @@ async function main (): Promise<void> {
             unauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs
           },
       admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+      showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
       ...authOptions(flags, pki)
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })

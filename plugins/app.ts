@@ -3,6 +3,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyPlu
 import fp from 'fastify-plugin'
 import errors from './errors.js'
 import requestInfo from './request-info.js'
+import metrics from './metrics/index.js'
 import health from './health.js'
 import version from './version.js'
 import rest, { BODY_LIMIT } from './rest/index.js'
@@ -75,6 +76,8 @@ export interface AppOptions {
   tokenWebhook?: TokenWebhookOptions
   /** --requestheader-* flags: the authenticating proxy. */
   requestHeader?: RequestHeaderOptions
+  /** --show-hidden-metrics-for-version */
+  showHiddenMetricsForVersion?: string
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -120,7 +123,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors)
   await app.register(requestInfo)
-  await app.register(storage, { databaseUrl: opts.databaseUrl, compactionIntervalMs: opts.compactionIntervalMs, compactionMinRetain: opts.compactionMinRetain })
+  await app.register(metrics, { showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion })
+  await app.register(storage, { databaseUrl: opts.databaseUrl, compactionIntervalMs: opts.compactionIntervalMs, compactionMinRetain: opts.compactionMinRetain, observer: app.metrics.storage })
   await app.register(health)
   app.health.add('postgres', async () => { await app.storage.currentRevision() }, ['healthz', 'livez', 'readyz'])
   app.health.add('watch-caches', async () => {

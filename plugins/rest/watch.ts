@@ -172,8 +172,10 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
       socket?.uncork()
     }
   }
+  const sentEvents = request.server.metrics.watchEvents(r.group, r.version, r.plural)
   const send = (chunk: string | Buffer): void => {
     if (closed) return
+    sentEvents.inc()
     pending.push(chunk)
     if (scheduled) return
     scheduled = true
