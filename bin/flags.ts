@@ -47,6 +47,11 @@ export interface Flags {
   requestheaderGroupHeaders: string[]
   requestheaderExtraHeadersPrefix: string[]
   showHiddenMetricsForVersion?: string
+  auditPolicyFile?: string
+  auditLogPath?: string
+  auditLogMaxAge: number
+  auditLogMaxBackup: number
+  auditLogMaxSize: number
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -69,6 +74,12 @@ const bool = (name: string, v: string): boolean => {
   if (v === 'true' || v === '') return true
   if (v === 'false') return false
   throw new Error(`invalid boolean for --${name}: "${v}"`)
+}
+
+const count = (name: string, v: string): number => {
+  const n = Number(v)
+  if (v === '' || !Number.isInteger(n) || n < 0) throw new Error(`invalid --${name} "${v}": want a whole number, 0 or more`)
+  return n
 }
 
 const BOOLEAN_FLAGS = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'service-account-lookup'])
@@ -101,7 +112,10 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     requestheaderUsernameHeaders: [],
     requestheaderUidHeaders: [],
     requestheaderGroupHeaders: [],
-    requestheaderExtraHeadersPrefix: []
+    requestheaderExtraHeadersPrefix: [],
+    auditLogMaxAge: 0,
+    auditLogMaxBackup: 0,
+    auditLogMaxSize: 0
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -175,6 +189,11 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'requestheader-group-headers': f.requestheaderGroupHeaders = list(value); break
       case 'requestheader-extra-headers-prefix': f.requestheaderExtraHeadersPrefix = list(value); break
       case 'show-hidden-metrics-for-version': f.showHiddenMetricsForVersion = value; break
+      case 'audit-policy-file': f.auditPolicyFile = value; break
+      case 'audit-log-path': f.auditLogPath = value; break
+      case 'audit-log-maxage': f.auditLogMaxAge = count(name, value); break
+      case 'audit-log-maxbackup': f.auditLogMaxBackup = count(name, value); break
+      case 'audit-log-maxsize': f.auditLogMaxSize = count(name, value); break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

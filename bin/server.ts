@@ -82,6 +82,7 @@ async function main (): Promise<void> {
           },
       admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
       showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
+      audit: { policyFile: flags.auditPolicyFile, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
       ...authOptions(flags, pki)
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import errors from './errors.js'
 import requestInfo from './request-info.js'
 import metrics from './metrics/index.js'
+import audit, { type AuditOptions } from './audit/index.js'
 import health from './health.js'
 import version from './version.js'
 import rest, { BODY_LIMIT } from './rest/index.js'
@@ -78,6 +79,8 @@ export interface AppOptions {
   requestHeader?: RequestHeaderOptions
   /** --show-hidden-metrics-for-version */
   showHiddenMetricsForVersion?: string
+  /** --audit-policy-file and --audit-log-*: no audit log without both a policy and a path. */
+  audit?: AuditOptions
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -152,6 +155,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
     await app.register(plugin, modeOptions[mode] ?? {})
   }
 
+  await app.register(audit, opts.audit ?? {})
   await app.register(impersonation)
 
   await app.register(admission, opts.admission ?? {})

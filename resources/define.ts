@@ -56,6 +56,8 @@ export interface SubresourceDefinition<T = AnyObject> {
   ownedByMainResource?: false
   /** Create keeps the status the client sent (Node: its agent reports status when registering). */
   keepOnCreate?: boolean
+  /** Its bodies carry credentials (issued tokens): the audit log records at most their metadata. */
+  sensitive?: boolean
 }
 
 export interface Column<T = AnyObject> {
@@ -119,6 +121,8 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   generation?: boolean
   /** Create-only and never stored; verbs default to ['create']. */
   virtual?: VirtualKind
+  /** Its bodies carry credentials (Secret data, tokens): the audit log records at most their metadata. */
+  sensitive?: boolean
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */
