@@ -47,6 +47,7 @@ export interface Flags {
   requestheaderGroupHeaders: string[]
   requestheaderExtraHeadersPrefix: string[]
   showHiddenMetricsForVersion?: string
+  runtimeConfig: string[]
   auditPolicyFile?: string
   auditLogPath?: string
   auditLogMaxAge: number
@@ -113,6 +114,7 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     requestheaderUidHeaders: [],
     requestheaderGroupHeaders: [],
     requestheaderExtraHeadersPrefix: [],
+    runtimeConfig: [],
     auditLogMaxAge: 0,
     auditLogMaxBackup: 0,
     auditLogMaxSize: 0
@@ -189,6 +191,7 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'requestheader-group-headers': f.requestheaderGroupHeaders = list(value); break
       case 'requestheader-extra-headers-prefix': f.requestheaderExtraHeadersPrefix = list(value); break
       case 'show-hidden-metrics-for-version': f.showHiddenMetricsForVersion = value; break
+      case 'runtime-config': f.runtimeConfig.push(...list(value)); break
       case 'audit-policy-file': f.auditPolicyFile = value; break
       case 'audit-log-path': f.auditLogPath = value; break
       case 'audit-log-maxage': f.auditLogMaxAge = count(name, value); break

@@ -82,6 +82,7 @@ async function main (): Promise<void> {
           },
       admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
       showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
+      runtimeConfig: flags.runtimeConfig,
       audit: { policyFile: flags.auditPolicyFile, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
       ...authOptions(flags, pki)
     })

@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import errors from './errors.js'
 import requestInfo from './request-info.js'
 import metrics from './metrics/index.js'
+import { parseRuntimeConfig } from './runtime-config.js'
 import audit, { type AuditOptions } from './audit/index.js'
 import health from './health.js'
 import version from './version.js'
@@ -79,6 +80,8 @@ export interface AppOptions {
   requestHeader?: RequestHeaderOptions
   /** --show-hidden-metrics-for-version */
   showHiddenMetricsForVersion?: string
+  /** --runtime-config: `<group>/<version>[/<resource>]=true|false`, `api/all`, `api/ga`, `api/beta`, `api/alpha`. */
+  runtimeConfig?: string[]
   /** --audit-policy-file and --audit-log-*: no audit log without both a policy and a path. */
   audit?: AuditOptions
 }
@@ -104,6 +107,7 @@ export const resourcePlugin = (r: Resource) =>
   })
 
 export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
+  const runtimeConfig = parseRuntimeConfig(opts.runtimeConfig ?? [])
   const app = Fastify({
     logger: opts.logger ?? false,
     bodyLimit: BODY_LIMIT,
@@ -162,7 +166,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   for (const plugin of ADMISSION_PLUGINS) await app.register(plugin)
 
   await app.register(protobuf)
-  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes } })
+  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes }, served: runtimeConfig.served })
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on
   // a big database) while the remaining plugins register and the server binds; onReady awaits
@@ -170,6 +174,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   app.watchCaches.start().catch(() => {}) // a failed fill fails onReady, and with it listen()
   try {
     await registerTheRest(app, opts)
+    runtimeConfig.check(app.resources.all().map(s => s.resource))
   } catch (err) {
     // The caches hold a LISTEN connection open: a server that failed to build must not keep it.
     await app.close().catch(() => {})

@@ -22,6 +22,8 @@ export interface ResourceRegistry {
   /** Registers a kind: its watch cache and its REST endpoints. */
   add (resource: Resource): GenericStore
   all (): GenericStore[]
+  /** The kinds served over HTTP (--runtime-config can turn some off); discovery and OpenAPI list these. */
+  served (): GenericStore[]
   /** The store serving `/apis/<group>/<version>/<plural>`. */
   lookup (group: string, version: string, plural: string): GenericStore | undefined
   find (plural: string, group: string): GenericStore | undefined
@@ -68,10 +70,15 @@ function decodeRequestObject (request: FastifyRequest, kind: string): AnyObject 
   return value as AnyObject
 }
 
-export interface RestOptions { watch?: Partial<WatchSettings> }
+export interface RestOptions {
+  watch?: Partial<WatchSettings>
+  /** Whether a kind's group version is served (--runtime-config); a kind not served is still stored. */
+  served?: (group: string, version: string, plural: string) => boolean
+}
 
 export default fp(async function rest (fastify: FastifyInstance, opts: RestOptions) {
   const stores: GenericStore[] = []
+  const servedStores: GenericStore[] = []
   const byPath = new Map<string, GenericStore>()
   const byGroupResource = new Map<string, GenericStore>()
   const watchSettings: WatchSettings = {
@@ -85,11 +92,14 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       // Its own subresource table: addSubresource must not reach kinds of other app instances.
       const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry)
       stores.push(store)
-      byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, store)
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
+      if (opts.served?.(resource.group, resource.version, resource.plural) === false) return store
+      servedStores.push(store)
+      byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, store)
       return store
     },
     all: () => stores,
+    served: () => servedStores,
     lookup: (group, version, plural) => byPath.get(`${group}/${version}/${plural}`),
     find: (plural, group) => byGroupResource.get(`${plural}.${group}`),
     addSubresource (plural, group, name, def) {
