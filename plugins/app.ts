@@ -5,6 +5,7 @@ import errors from './errors.js'
 import requestInfo from './request-info.js'
 import metrics from './metrics/index.js'
 import { parseRuntimeConfig } from './runtime-config.js'
+import deprecation from './deprecation.js'
 import audit, { type AuditOptions } from './audit/index.js'
 import health from './health.js'
 import version from './version.js'
@@ -166,7 +167,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   for (const plugin of ADMISSION_PLUGINS) await app.register(plugin)
 
   await app.register(protobuf)
-  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes }, served: runtimeConfig.served })
+  await app.register(deprecation)
+  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes }, served: (...a) => runtimeConfig.served(...a) })
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on
   // a big database) while the remaining plugins register and the server binds; onReady awaits

@@ -6,10 +6,13 @@
 import { levelOf, removedVersion, type ApiLevel } from '../resources/api-versions.js'
 
 export interface RuntimeConfig {
-  /** Whether `<group>/<version>/<plural>` is served, by default when no key names it. */
-  served (group: string, version: string, plural: string): boolean
+  /**
+   * Whether `<group>/<version>/<plural>` is served: as a key says, else alpha and removed
+   * versions are off and the rest on.
+   */
+  served (group: string, version: string, plural: string, removed?: boolean): boolean
   /** Refuses keys that name nothing served (called once every kind is registered). */
-  check (kinds: ReadonlyArray<{ group: string, version: string, plural: string }>): void
+  check (kinds: ReadonlyArray<{ group: string, version: string, plural: string, olderVersions?: ReadonlyArray<{ version: string }> }>): void
 }
 
 interface Entry { key: string, enabled: boolean }
@@ -55,10 +58,11 @@ export function parseRuntimeConfig (items: readonly string[]): RuntimeConfig {
   const LEVEL_KEY: Record<ApiLevel, string> = { ga: 'api/ga', beta: 'api/beta', alpha: 'api/alpha' }
 
   return {
-    served (group, version, plural) {
+    served (group, version, plural, removed = false) {
       if (group === '') return true
       return lookup(`${gv(group, version)}/${plural}`) ??
         lookup(gv(group, version)) ??
+        (removed ? false : undefined) ??
         lookup(LEVEL_KEY[levelOf(version)]) ??
         lookup('api/all') ??
         // Alpha versions are off unless asked for; beta and GA ones are on.
@@ -71,7 +75,8 @@ export function parseRuntimeConfig (items: readonly string[]): RuntimeConfig {
           continue
         }
         const [group, version, resource] = key.split('/') as [string, string, string | undefined]
-        const known = kinds.some(k => k.group === group && k.version === version && (resource === undefined || k.plural === resource))
+        const known = kinds.some(k => k.group === group && (k.version === version || (k.olderVersions ?? []).some(o => o.version === version)) &&
+          (resource === undefined || k.plural === resource))
         if (known) continue
         // Turning off what is gone already is harmless.
         if (!enabled && removedVersion(group, version, resource) !== undefined) continue

@@ -123,6 +123,22 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   virtual?: VirtualKind
   /** Its bodies carry credentials (Secret data, tokens): the audit log records at most their metadata. */
   sensitive?: boolean
+  /**
+   * Older versions served beside `version` over the same stored objects (the same fields; only
+   * apiVersion differs), with the releases of their lifecycle. A removed one is off unless
+   * --runtime-config turns it on.
+   */
+  olderVersions?: VersionLifecycle[]
+}
+
+/** One served version of a kind: the releases (`1.24`) it came in, was deprecated and removed in. */
+export interface VersionLifecycle {
+  version: string
+  introduced: string
+  deprecated?: string
+  removed?: string
+  /** What to use instead; default the kind's main version. */
+  replacement?: string
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */

@@ -63,6 +63,8 @@ export const LABELS = {
 export const ANNOTATIONS = {
   defaultStorageClass: `storageclass.${GROUP_SUFFIX}/is-default-class`,
   deprecated: `${GROUP_SUFFIX}/deprecated`,
+  /** Audit annotation beside `deprecated`: the release that removes the version asked for. */
+  removedRelease: `${GROUP_SUFFIX}/removed-release`,
   lastAppliedConfiguration: `kubectl.${UPSTREAM_GROUP_SUFFIX}/last-applied-configuration`
 } as const
 

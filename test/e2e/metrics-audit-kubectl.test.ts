@@ -51,3 +51,9 @@ test('kubectl: --runtime-config, the audit log and /metrics', { skip: existsSync
   const metrics = await kubectl('get', '--raw', '/metrics')
   assert.match(metrics, /^apiserver_request_total\{.*verb="POST".*resource="configmaps".*\} 1$/m)
 })
+
+test('kubectl prints the deprecation warning of an older version', { skip: existsSync(KUBECTL) ? false : 'kubectl 1.31 is not installed' }, async (t) => {
+  const server = await startServer(t, ['--runtime-config', `${GROUPS.storage}/v1beta1=true`])
+  const got = await run(KUBECTL, ['--kubeconfig', server.kubeconfig, 'get', `csistoragecapacities.v1beta1.${GROUPS.storage}`])
+  assert.match(got.stderr, new RegExp(`Warning: ${GROUPS.storage.replace(/\./g, '\\.')}/v1beta1 CSIStorageCapacity is deprecated in v1\\.24\\+, unavailable in v1\\.27\\+; use ${GROUPS.storage.replace(/\./g, '\\.')}/v1 CSIStorageCapacity`))
+})

@@ -30,13 +30,16 @@ test('bad keys and values are refused with a clear message', () => {
   assert.throws(() => parseRuntimeConfig(['api/v1=false']), /api\/v1 cannot be disabled/)
   assert.throws(() => parseRuntimeConfig(['storage']), /invalid key "storage"/)
   // A removed version cannot be served again, and the message says what replaces it.
-  assert.throws(() => parseRuntimeConfig([`${STORAGE}/v1beta1/csistoragecapacities=true`]),
-    /storage\.svc\.io\/v1beta1\/csistoragecapacities cannot be enabled: storage\.svc\.io\/v1beta1 csistoragecapacities was removed in v1\.27; use storage\.svc\.io\/v1/)
+  assert.throws(() => parseRuntimeConfig([`${GROUPS.rbac}/v1beta1=true`]),
+    /rbac\.authorization\.svc\.io\/v1beta1 cannot be enabled: rbac\.authorization\.svc\.io\/v1beta1 was removed in v1\.22; use rbac\.authorization\.svc\.io\/v1/)
+  // A removed version a kind still carries is off unless a key turns it on.
+  assert.equal(parseRuntimeConfig([]).served(STORAGE, 'v1beta1', 'csistoragecapacities', true), false)
+  assert.equal(parseRuntimeConfig([`${STORAGE}/v1beta1=true`]).served(STORAGE, 'v1beta1', 'csistoragecapacities', true), true)
   const kinds = [{ group: STORAGE, version: 'v1', plural: 'storageclasses' }]
   assert.throws(() => parseRuntimeConfig(['nosuch.io/v1=false']).check(kinds), /unknown group version nosuch\.io\/v1/)
   assert.throws(() => parseRuntimeConfig([`${STORAGE}/v1/widgets=false`]).check(kinds), /unknown resource widgets in storage\.svc\.io\/v1/)
   assert.throws(() => parseRuntimeConfig(['api/some=false']).check(kinds), /unknown key "api\/some"/)
-  parseRuntimeConfig([`${STORAGE}/v1beta1/csistoragecapacities=false`, 'api/beta=false']).check(kinds)
+  parseRuntimeConfig([`${GROUPS.rbac}/v1beta1=false`, 'api/beta=false']).check(kinds)
 })
 
 test('a server refuses an unknown --runtime-config key at start', async (t) => {
@@ -72,7 +75,7 @@ test('a single resource can be turned off; a removed version is not served', asy
   const names = (await request({ method: 'GET', url: `/apis/${STORAGE}/v1` })).json().resources.map((r: { name: string }) => r.name)
   assert.equal(names.includes('csistoragecapacities'), false)
   assert.ok(names.includes('storageclasses'))
-  // storage.svc.io/v1beta1 CSIStorageCapacity was removed in 1.27: 404, as an unknown version.
+  // storage.svc.io/v1beta1 CSIStorageCapacity was removed in 1.27: 404 unless turned on.
   const removed = await request({ method: 'GET', url: `/apis/${STORAGE}/v1beta1/namespaces/default/csistoragecapacities` })
   assert.equal(removed.statusCode, 404)
   assert.equal(removed.json().reason, 'NotFound')
