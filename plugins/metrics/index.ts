@@ -146,8 +146,9 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const info = request.requestInfo
     if (info.verb === 'watch') {
-      const cell: GaugeCell = longRunning.child('WATCH', info.apiGroup, info.apiVersion, info.resource, info.subresource, scopeOf(info), COMPONENT)
-      if (fastify.resources?.lookup(info.apiGroup, info.apiVersion, info.resource) !== undefined) {
+      // Only watches of served kinds get a series: made-up paths must not add any.
+      if (fastify.hasDecorator('resources') && fastify.resources.lookup(info.apiGroup, info.apiVersion, info.resource) !== undefined) {
+        const cell: GaugeCell = longRunning.child('WATCH', info.apiGroup, info.apiVersion, info.resource, info.subresource, scopeOf(info), COMPONENT)
         cell.inc()
         reply.raw.once('close', () => { cell.dec() })
       }
