@@ -107,19 +107,34 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
   const mutateOnce = async (a: AdmissionAttributes): Promise<void> => {
     for (const p of plugins) if (p.mutate !== undefined && p.handles(a)) await p.mutate(a)
   }
+  // apiserver_admission_step_admission_duration_seconds: each phase timed whole, rejected or not.
+  const timed = async (type: 'admit' | 'validate', a: AdmissionAttributes, run: () => Promise<void>): Promise<void> => {
+    const start = performance.now()
+    let rejected = true
+    try {
+      await run()
+      rejected = false
+    } finally {
+      fastify.metrics?.admissionStep(a.operation, type, rejected, (performance.now() - start) / 1000)
+    }
+  }
   const chain: AdmissionChain = {
     add (plugin) { if (plugin.alwaysOn === true || wanted.has(plugin.name)) plugins.push(plugin) },
-    async mutate (a) {
-      let again = false
-      const state = new Map<string, unknown>()
-      a.reinvocation = { isReinvoke: false, requestReinvoke: () => { again = true }, state }
-      await mutateOnce(a)
-      if (!again) return
-      a.reinvocation = { isReinvoke: true, requestReinvoke: () => {}, state }
-      await mutateOnce(a)
+    mutate (a) {
+      return timed('admit', a, async () => {
+        let again = false
+        const state = new Map<string, unknown>()
+        a.reinvocation = { isReinvoke: false, requestReinvoke: () => { again = true }, state }
+        await mutateOnce(a)
+        if (!again) return
+        a.reinvocation = { isReinvoke: true, requestReinvoke: () => {}, state }
+        await mutateOnce(a)
+      })
     },
-    async validate (a) {
-      for (const p of plugins) if (p.validate !== undefined && p.handles(a)) await p.validate(a)
+    validate (a) {
+      return timed('validate', a, async () => {
+        for (const p of plugins) if (p.validate !== undefined && p.handles(a)) await p.validate(a)
+      })
     },
     enabled: () => plugins.map(p => p.name),
     configuration: (name) => configurations.get(name)

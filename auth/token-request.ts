@@ -24,6 +24,7 @@ export default fp(async function tokenRequest (fastify: FastifyInstance) {
 
   fastify.resources.addSubresource('serviceaccounts', '', 'token', {
     verbs: ['create'],
+    sensitive: true,
     async create (_ctx, account, body) {
       const kind = { group: GROUPS.authentication, kind: 'TokenRequest' }
       const name: string = account.metadata.name

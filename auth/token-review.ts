@@ -53,6 +53,7 @@ export default fp(async function tokenReview (fastify: FastifyInstance) {
     scope: 'Cluster',
     schema,
     verbs: ['create'],
+    sensitive: true,
     virtual: { create: async (body) => await review(body) }
   }))
 }, { name: 'token-review', dependencies: ['authn', 'rest'] })

@@ -49,6 +49,13 @@ export interface Flags {
   requestheaderUidHeaders: string[]
   requestheaderGroupHeaders: string[]
   requestheaderExtraHeadersPrefix: string[]
+  showHiddenMetricsForVersion?: string
+  runtimeConfig: string[]
+  auditPolicyFile?: string
+  auditLogPath?: string
+  auditLogMaxAge: number
+  auditLogMaxBackup: number
+  auditLogMaxSize: number
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -71,6 +78,12 @@ const bool = (name: string, v: string): boolean => {
   if (v === 'true' || v === '') return true
   if (v === 'false') return false
   throw new Error(`invalid boolean for --${name}: "${v}"`)
+}
+
+const count = (name: string, v: string): number => {
+  const n = Number(v)
+  if (v === '' || !Number.isInteger(n) || n < 0) throw new Error(`invalid --${name} "${v}": want a whole number, 0 or more`)
+  return n
 }
 
 const BOOLEAN_FLAGS = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'service-account-lookup'])
@@ -104,7 +117,11 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     requestheaderUsernameHeaders: [],
     requestheaderUidHeaders: [],
     requestheaderGroupHeaders: [],
-    requestheaderExtraHeadersPrefix: []
+    requestheaderExtraHeadersPrefix: [],
+    runtimeConfig: [],
+    auditLogMaxAge: 0,
+    auditLogMaxBackup: 0,
+    auditLogMaxSize: 0
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -186,6 +203,13 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'requestheader-uid-headers': f.requestheaderUidHeaders = list(value); break
       case 'requestheader-group-headers': f.requestheaderGroupHeaders = list(value); break
       case 'requestheader-extra-headers-prefix': f.requestheaderExtraHeadersPrefix = list(value); break
+      case 'show-hidden-metrics-for-version': f.showHiddenMetricsForVersion = value; break
+      case 'runtime-config': f.runtimeConfig.push(...list(value)); break
+      case 'audit-policy-file': f.auditPolicyFile = value; break
+      case 'audit-log-path': f.auditLogPath = value; break
+      case 'audit-log-maxage': f.auditLogMaxAge = count(name, value); break
+      case 'audit-log-maxbackup': f.auditLogMaxBackup = count(name, value); break
+      case 'audit-log-maxsize': f.auditLogMaxSize = count(name, value); break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

@@ -97,6 +97,9 @@ async function main (): Promise<void> {
         configFile: flags.admissionControlConfigFile,
         webhookServiceAddresses: flags.admissionWebhookServiceAddresses
       },
+      showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
+      runtimeConfig: flags.runtimeConfig,
+      audit: { policyFile: flags.auditPolicyFile, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
       ...authOptions(flags, pki)
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })

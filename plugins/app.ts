@@ -4,6 +4,10 @@ import fp from 'fastify-plugin'
 import errors from './errors.js'
 import { clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES } from './client-errors.js'
 import requestInfo from './request-info.js'
+import metrics from './metrics/index.js'
+import { parseRuntimeConfig } from './runtime-config.js'
+import deprecation from './deprecation.js'
+import audit, { type AuditOptions } from './audit/index.js'
 import health from './health.js'
 import version from './version.js'
 import rest, { BODY_LIMIT } from './rest/index.js'
@@ -79,6 +83,12 @@ export interface AppOptions {
   tokenWebhook?: TokenWebhookOptions
   /** --requestheader-* flags: the authenticating proxy. */
   requestHeader?: RequestHeaderOptions
+  /** --show-hidden-metrics-for-version */
+  showHiddenMetricsForVersion?: string
+  /** --runtime-config: `<group>/<version>[/<resource>]=true|false`, `api/all`, `api/ga`, `api/beta`, `api/alpha`. */
+  runtimeConfig?: string[]
+  /** --audit-policy-file and --audit-log-*: no audit log without both a policy and a path. */
+  audit?: AuditOptions
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -102,6 +112,7 @@ export const resourcePlugin = (r: Resource) =>
   })
 
 export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
+  const runtimeConfig = parseRuntimeConfig(opts.runtimeConfig ?? [])
   const app = Fastify({
     logger: opts.logger ?? false,
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
@@ -129,7 +140,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(errors)
   await app.register(requestInfo)
-  await app.register(storage, { databaseUrl: opts.databaseUrl, compactionIntervalMs: opts.compactionIntervalMs, compactionMinRetain: opts.compactionMinRetain })
+  await app.register(metrics, { showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion })
+  await app.register(storage, { databaseUrl: opts.databaseUrl, compactionIntervalMs: opts.compactionIntervalMs, compactionMinRetain: opts.compactionMinRetain, observer: app.metrics.storage })
   await app.register(health)
   app.health.add('postgres', async () => { await app.storage.currentRevision() }, ['healthz', 'livez', 'readyz'])
   app.health.add('watch-caches', async () => {
@@ -157,13 +169,15 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
     await app.register(plugin, modeOptions[mode] ?? {})
   }
 
+  await app.register(audit, opts.audit ?? {})
   await app.register(impersonation)
 
   await app.register(admission, opts.admission ?? {})
   for (const plugin of ADMISSION_PLUGINS) await app.register(plugin, opts.admission ?? {})
 
   await app.register(protobuf)
-  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes } })
+  await app.register(deprecation)
+  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes }, served: (...a) => runtimeConfig.served(...a) })
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on
   // a big database) while the remaining plugins register and the server binds; onReady awaits
@@ -171,6 +185,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   app.watchCaches.start().catch(() => {}) // a failed fill fails onReady, and with it listen()
   try {
     await registerTheRest(app, opts)
+    runtimeConfig.check(app.resources.all().map(s => s.resource))
   } catch (err) {
     // The caches hold a LISTEN connection open: a server that failed to build must not keep it.
     await app.close().catch(() => {})

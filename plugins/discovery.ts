@@ -27,7 +27,7 @@ function apiResources (resources: Resource[]) {
 }
 
 export default fp(async function discovery (fastify: FastifyInstance) {
-  const resources = (): Resource[] => fastify.resources.all().map(s => s.resource)
+  const resources = (): Resource[] => fastify.resources.served()
   const groups = (): Map<string, string[]> => {
     const m = new Map<string, string[]>()
     for (const r of resources()) {

@@ -27,6 +27,7 @@ export default defineResource({
   scope: 'Namespaced',
   schema,
   generation: false,
+  olderVersions: [{ version: 'v1beta1', introduced: '1.21', deprecated: '1.24', removed: '1.27' }],
   strategy: {
     validate (c) {
       const errors: FieldError[] = []

@@ -56,6 +56,8 @@ export interface SubresourceDefinition<T = AnyObject> {
   ownedByMainResource?: false
   /** Create keeps the status the client sent (Node: its agent reports status when registering). */
   keepOnCreate?: boolean
+  /** Its bodies carry credentials (issued tokens): the audit log records at most their metadata. */
+  sensitive?: boolean
 }
 
 export interface Column<T = AnyObject> {
@@ -127,6 +129,24 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   defaultPropagationPolicy?: 'Background' | 'Orphan' | 'Unsupported'
   /** The garbage collector neither follows nor collects this kind (the reference controller manager ignores events). */
   ignoredByGarbageCollector?: boolean
+  /** Its bodies carry credentials (Secret data, tokens): the audit log records at most their metadata. */
+  sensitive?: boolean
+  /**
+   * Older versions served beside `version` over the same stored objects (the same fields; only
+   * apiVersion differs), with the releases of their lifecycle. A removed one is off unless
+   * --runtime-config turns it on.
+   */
+  olderVersions?: VersionLifecycle[]
+}
+
+/** One served version of a kind: the releases (`1.24`) it came in, was deprecated and removed in. */
+export interface VersionLifecycle {
+  version: string
+  introduced: string
+  deprecated?: string
+  removed?: string
+  /** What to use instead; default the kind's main version. */
+  replacement?: string
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */

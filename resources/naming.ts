@@ -23,7 +23,8 @@ export const GROUPS = {
   apiserverConfig: group('apiserver.config'),
   clientAuthentication: group('client.authentication'),
   imagepolicy: group('imagepolicy'),
-  bootstrap: group('bootstrap')
+  bootstrap: group('bootstrap'),
+  audit: group('audit')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -62,6 +63,8 @@ export const LABELS = {
 export const ANNOTATIONS = {
   defaultStorageClass: `storageclass.${GROUP_SUFFIX}/is-default-class`,
   deprecated: `${GROUP_SUFFIX}/deprecated`,
+  /** Audit annotation beside `deprecated`: the release that removes the version asked for. */
+  removedRelease: `${GROUP_SUFFIX}/removed-release`,
   /** kubectl's own annotation (client-side apply), spelled as kubectl spells it whatever the vendor. */
   lastAppliedConfiguration: 'kubectl.kubernetes.io/last-applied-configuration'
 } as const

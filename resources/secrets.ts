@@ -52,6 +52,7 @@ export default defineResource({
   version: 'v1',
   kind: 'Secret',
   plural: 'secrets',
+  sensitive: true,
   singular: 'secret',
   scope: 'Namespaced',
   schema,

@@ -175,4 +175,6 @@ export interface WatchCache {
     onError: (err: Error) => void): WatchHandle
   /** The oldest revision the in-memory window can replay after. */
   readonly windowStart: number
+  /** How many objects the cache holds (apiserver_storage_objects). */
+  readonly size: number
 }

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { startCompactor } from './compactor.js'
 import type { Storage } from './interface.js'
-import { createPostgresStorage } from './postgres.js'
+import { createPostgresStorage, type StorageObserver } from './postgres.js'
 import { createWatchCaches, type WatchCaches } from './watch-cache.js'
 
 declare module 'fastify' {
@@ -20,13 +20,15 @@ export interface StoragePluginOptions {
   compactionIntervalMs?: number
   /** Compaction never drops the newest this-many revisions. Default 1000 (tests may pass 0). */
   compactionMinRetain?: number
+  /** The database's latency and the write batches' sizes go here (the metrics plugin's). */
+  observer?: StorageObserver
 }
 
 const DEFAULT_COMPACTION_INTERVAL_MS = 5 * 60_000
 
 export default fp<StoragePluginOptions>(async function storagePlugin (fastify: FastifyInstance, opts: StoragePluginOptions) {
   const logger = fastify.log.child({ component: 'storage' })
-  const storage = await createPostgresStorage({ url: opts.databaseUrl, minRetain: opts.compactionMinRetain, logger })
+  const storage = await createPostgresStorage({ url: opts.databaseUrl, minRetain: opts.compactionMinRetain, logger, observer: opts.observer })
   const watchCaches = createWatchCaches(storage, { logger })
   fastify.decorate('storage', storage)
   fastify.decorate('watchCaches', watchCaches)

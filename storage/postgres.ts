@@ -21,6 +21,13 @@ export interface PostgresStorageOptions {
   /** compact() never drops the newest this-many revisions. Default 1000. */
   minRetain?: number
   logger?: { warn (obj: object, msg: string): void }
+  /** Told each statement's latency and each write batch's size (the server's metrics). */
+  observer?: StorageObserver
+}
+
+export interface StorageObserver {
+  query (operation: string, seconds: number): void
+  writeBatch (size: number): void
 }
 
 const INT8_OID = 20
@@ -73,19 +80,26 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   const writePool = lane(WRITE_PIPELINE)
   const logPool = lane(1)
 
-  /** `name`: a statement run on every request or log batch, parsed and planned once per connection. */
-  async function query<R extends pg.QueryResultRow> (on: pg.Pool, text: string, values?: unknown[], name?: string): Promise<R[]> {
+  const observer = opts.observer
+  /**
+   * `operation`: what the statement is for, as the latency metric labels it. `name`: a statement
+   * run on every request or log batch, parsed and planned once per connection.
+   */
+  async function query<R extends pg.QueryResultRow> (operation: string, on: pg.Pool, text: string, values?: unknown[], name?: string): Promise<R[]> {
+    const start = observer === undefined ? 0 : performance.now()
     try {
       return (await on.query<R>(name === undefined ? { text, values } : { name, text, values })).rows
     } catch (err) {
       throw translate(err)
+    } finally {
+      if (observer !== undefined) observer.query(operation, (performance.now() - start) / 1000)
     }
   }
 
   try {
-    await query(pool, `BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_ID}); ${SCHEMA_SQL}; COMMIT`)
+    await query('schema', pool, `BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK_ID}); ${SCHEMA_SQL}; COMMIT`)
     // Connected now, so the first write and the first log read pay no connection set-up.
-    await Promise.all([query(writePool, 'SELECT 1'), query(writePool, 'SELECT 1'), query(logPool, 'SELECT 1')])
+    await Promise.all([query('connect', writePool, 'SELECT 1'), query('connect', writePool, 'SELECT 1'), query('connect', logPool, 'SELECT 1')])
   } catch (err) {
     await Promise.all([pool.end(), writePool.end(), logPool.end()])
     throw err
@@ -99,6 +113,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   })
 
   async function runBatch (batch: PendingWrite[]): Promise<Array<StoredObject | Error>> {
+    observer?.writeBatch(batch.length)
     try {
       return await applyWrites(batch)
     } catch (err) {
@@ -120,12 +135,14 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     // Each value is a parameter of its own: as one text[] literal, every quote in the JSON
     // would be escaped on the way out and unescaped on the way in.
     // Prepared once per connection and batch size: the statement's text depends on nothing else.
+    const start = observer === undefined ? 0 : performance.now()
     const { rows } = await writePool.query<{ code: string, rev: number }>({
       name: `apply-writes-${batch.length}`,
       text: `SELECT code, rev FROM apply_writes($1::text[], $2::text[], ARRAY[${batch.map((_, i) => `$${i + 5}`).join(',')}]::text[], $3::bigint[], $4::text)`,
       values: [batch.map(w => w.op.type), batch.map(w => w.op.key),
         batch.map(w => w.op.type === 'create' ? null : w.op.expectRevision), NOTIFY_CHANNEL, ...batch.map(w => w.json)]
     })
+    observer?.query('apply-writes', (performance.now() - start) / 1000)
     const committed: LogEvent[] = []
     const results = batch.map((w, i) => {
       const { code, rev } = rows[i]
@@ -143,7 +160,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
 
   const source: LogSource = {
     async readAfter (after, until, limit) {
-      const rows = await query<EventRow & { compacted: number }>(logPool,
+      const rows = await query<EventRow & { compacted: number }>('read-log', logPool,
         `SELECT c.revision AS compacted, e.revision, e.key, e.type, e.value
          FROM compaction c LEFT JOIN LATERAL (
            SELECT revision, key, type, value FROM events
@@ -180,13 +197,13 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   }
   // Consistent reads ask for the current revision at every request; concurrent askers share
   // one query that starts after they asked, so each answer is still as fresh as its own query.
-  const readRevision = coalesce(async () => (await query<{ value: number }>(pool, 'SELECT value FROM revision', [], 'current-revision'))[0].value)
+  const readRevision = coalesce(async () => (await query<{ value: number }>('current-revision', pool, 'SELECT value FROM revision', [], 'current-revision'))[0].value)
   const reader = new LogReader(source, { pollIntervalMs: opts.pollIntervalMs ?? 1000, batchSize: LOG_BATCH, logger: opts.logger })
   let closed = false
 
   return {
     async get (key) {
-      const rows = await query<{ revision: number, value: string }>(pool,
+      const rows = await query<{ revision: number, value: string }>('get', pool,
         'SELECT revision, value FROM objects WHERE key = $1', [key])
       return rows.length === 0 ? undefined : { key, revision: rows[0].revision, json: rows[0].value }
     },
@@ -212,7 +229,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     currentRevision: readRevision,
 
     async compactedRevision () {
-      return (await query<{ revision: number }>(pool, 'SELECT revision FROM compaction'))[0].revision
+      return (await query<{ revision: number }>('compacted-revision', pool, 'SELECT revision FROM compaction'))[0].revision
     },
 
     compact (upToRevision) {
@@ -223,7 +240,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       const [lo, hi] = keyRange(prefix)
       // prev: the value each MODIFIED or DELETED replaced. It survives compaction, which keeps
       // each live key's newest value at or below the compacted revision.
-      const rows = await query<EventRow & { compacted: number }>(pool,
+      const rows = await query<EventRow & { compacted: number }>('read-log', pool,
         `SELECT c.revision AS compacted, e.revision, e.key, e.type, e.value, e.prev
          FROM compaction c LEFT JOIN LATERAL (
            SELECT ev.revision, ev.key, ev.type, ev.value,
@@ -265,7 +282,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     // objects in key order: the objects then stream straight from the key index, with no sort
     // of every value (a sort of a large collection spills to disk), and a range with no objects
     // still gets its revision.
-    const rows = await query<ObjectRow & { current: number | null, total: number | null }>(pool,
+    const rows = await query<ObjectRow & { current: number | null, total: number | null }>('list', pool,
       `SELECT '' AS key, NULL::bigint AS revision, NULL::text AS value, (SELECT value FROM revision) AS current,
          ${limit === undefined ? 'NULL::bigint' : `(SELECT count(*) FROM objects WHERE ${where})`} AS total
        UNION ALL (
@@ -282,7 +299,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     const atRev = `SELECT DISTINCT ON (key) key, revision, type, value FROM events
       WHERE key >= $1 AND key > $2 AND ($4::text IS NULL OR key < $4) AND revision <= $5
       ORDER BY key, revision DESC`
-    const rows = await query<ObjectRow & { current: number, compacted: number, total: number | null }>(pool,
+    const rows = await query<ObjectRow & { current: number, compacted: number, total: number | null }>('list-at-revision', pool,
       `WITH b AS (SELECT (SELECT value FROM revision) AS current, (SELECT revision FROM compaction) AS compacted)
        SELECT b.current, b.compacted,
          ${limit === undefined ? 'NULL' : `CASE WHEN b.compacted <= $5 AND $5 <= b.current THEN (SELECT count(*) FROM (${atRev}) x WHERE type <> 'DELETED') END`} AS total,

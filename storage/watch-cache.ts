@@ -273,6 +273,8 @@ class Cache implements WatchCache {
     return this.objects.get(key)
   }
 
+  get size (): number { return this.objects.size }
+
   list (prefix: string): CachedObject[] {
     return this.keys.range(prefix).map(key => this.objects.get(key)!)
   }

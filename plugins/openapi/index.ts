@@ -44,7 +44,7 @@ export default fp(async function openapi (fastify: FastifyInstance) {
   const title = SERVER_NAME
   let v3: Map<string, Document> | undefined
   let v2: { json: Document, protobuf: Buffer, protobufHash: string } | undefined
-  const resources = () => fastify.resources.all().map(s => s.resource)
+  const resources = () => fastify.resources.served()
 
   // Kinds register before the server is ready; the documents are built once, on first use.
   const v3Docs = (): Map<string, Document> => (v3 ??= buildV3(resources(), title, versionInfo.gitVersion))

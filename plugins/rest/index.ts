@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
 import { ApiError, badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../../resources/status.js'
-import { keyPrefix, type AnyObject, type Resource, type SubresourceDefinition, type Verb } from '../../resources/define.js'
+import { keyPrefix, type AnyObject, type Resource, type SubresourceDefinition, type Verb, type VersionLifecycle } from '../../resources/define.js'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
 import { negotiate } from './negotiation.js'
@@ -25,6 +25,13 @@ export interface ResourceRegistry {
   /** Registers a kind: its watch cache and its REST endpoints. */
   add (resource: Resource): GenericStore
   all (): GenericStore[]
+  /**
+   * The kinds served over HTTP, one entry per served version (--runtime-config turns some off,
+   * older versions on); discovery and OpenAPI list these.
+   */
+  served (): Resource[]
+  /** The lifecycle of an older version served at `/apis/<group>/<version>/<plural>`, if that is one. */
+  olderVersion (group: string, version: string, plural: string): VersionLifecycle | undefined
   /** The store serving `/apis/<group>/<version>/<plural>`. */
   lookup (group: string, version: string, plural: string): GenericStore | undefined
   find (plural: string, group: string): GenericStore | undefined
@@ -93,10 +100,16 @@ function decodeRequestObject (request: FastifyRequest, kind: string): AnyObject 
   return value as AnyObject
 }
 
-export interface RestOptions { watch?: Partial<WatchSettings> }
+export interface RestOptions {
+  watch?: Partial<WatchSettings>
+  /** Whether a kind's group version is served (--runtime-config); a kind not served is still stored. */
+  served?: (group: string, version: string, plural: string, removed?: boolean) => boolean
+}
 
 export default fp(async function rest (fastify: FastifyInstance, opts: RestOptions) {
   const stores: GenericStore[] = []
+  const served: Resource[] = []
+  const olderVersions = new Map<string, VersionLifecycle>()
   const byPath = new Map<string, GenericStore>()
   const byGroupResource = new Map<string, GenericStore>()
   const watchSettings: WatchSettings = {
@@ -110,11 +123,24 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       // Its own subresource table: addSubresource must not reach kinds of other app instances.
       const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry)
       stores.push(store)
-      byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, store)
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
+      if (opts.served?.(resource.group, resource.version, resource.plural) !== false) {
+        served.push(store.resource)
+        byPath.set(`${resource.group}/${resource.version}/${resource.plural}`, store)
+      }
+      // Older versions: the same store, the objects' apiVersion rewritten on the way in and out.
+      for (const older of resource.olderVersions ?? []) {
+        if (opts.served?.(resource.group, older.version, resource.plural, older.removed !== undefined) === false) continue
+        const path = `${resource.group}/${older.version}/${resource.plural}`
+        served.push({ ...store.resource, version: older.version, apiVersion: `${resource.group}/${older.version}` })
+        byPath.set(path, store)
+        olderVersions.set(path, older)
+      }
       return store
     },
     all: () => stores,
+    served: () => served,
+    olderVersion: (group, version, plural) => olderVersions.get(`${group}/${version}/${plural}`),
     lookup: (group, version, plural) => byPath.get(`${group}/${version}/${plural}`),
     find: (plural, group) => byGroupResource.get(`${plural}.${group}`),
     addSubresource (plural, group, name, def) {
@@ -179,7 +205,8 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     const ns = info.namespace
     // A kind reached through an upstream group alias (clients that hard-code upstream paths)
     // takes and answers that group's apiVersion.
-    const alias = info.pathGroup === '' ? undefined : `${info.pathGroup}/${r.version}`
+    // An older version of the kind answers in that version's apiVersion the same way.
+    const alias = info.pathGroup === '' && info.apiVersion === r.version ? undefined : `${info.pathGroup === '' ? r.group : info.pathGroup}/${info.apiVersion}`
     const objectJson = (json: string): string => alias === undefined ? json : json.replace(`"apiVersion":${JSON.stringify(r.apiVersion)}`, `"apiVersion":${JSON.stringify(alias)}`)
     const decodeObject = (req: FastifyRequest, kind: string): AnyObject => {
       const obj = decodeRequestObject(req, kind)
@@ -219,11 +246,12 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const listMeta: AnyObject = { resourceVersion: String(page.revision) }
         if (page.continue !== undefined) listMeta.continue = page.continue
         if (page.remaining !== undefined) listMeta.remainingItemCount = page.remaining
+        if (alias !== undefined) return sendList(reply, { ...r, apiVersion: alias }, page.items.map(i => ({ json: objectJson(i.json) })), listMeta, enc)
         return sendList(reply, r, page.items, listMeta, enc)
       }
       case 'watch': {
         const o = parseListOptions(query)
-        await serveWatch(store, ns, o, enc.repr, request, reply, watchSettings)
+        await serveWatch(store, ns, o, enc.repr, request, reply, watchSettings, alias === undefined ? undefined : { apiVersion: alias, rewrite: objectJson })
         return reply
       }
       case 'create': {

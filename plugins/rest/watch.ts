@@ -103,8 +103,11 @@ function framedOf (chunk: string | Buffer): Buffer {
   return framed
 }
 
+/** A watch through an alias or an older version: its objects' apiVersion is rewritten. */
+export interface ServedAs { apiVersion: string, rewrite: (json: string) => string }
+
 export async function serveWatch (store: GenericStore, namespace: string, o: ListOptions, repr: Representation,
-  request: FastifyRequest, reply: FastifyReply, settings: WatchSettings): Promise<void> {
+  request: FastifyRequest, reply: FastifyReply, settings: WatchSettings, servedAs?: ServedAs): Promise<void> {
   const sel = store.selectors(o)
   const filtered = sel.labels.length > 0 || sel.fields.length > 0
   const matches = (a: CacheEvent['attrs'] | undefined): boolean =>
@@ -174,8 +177,10 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
       socket?.uncork()
     }
   }
+  const sentEvents = request.server.metrics.watchEvents(r.group, r.version, r.plural)
   const send = (chunk: string | Buffer): void => {
     if (closed) return
+    sentEvents.inc()
     pending.push(chunk)
     if (scheduled) return
     scheduled = true
@@ -183,12 +188,13 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     else flushLater(flush)
   }
   const sendEvent = (type: EventType, e: CacheEvent): void => {
+    if (servedAs !== undefined) return send(encode(type, servedAs.rewrite(e.json)))
     send(repr.as === 'json' ? jsonLine(e, type) : encode(type, e.json))
   }
   const bookmark = (revision: number, annotations?: Record<string, string>): void => {
     const metadata: AnyObject = { resourceVersion: String(revision) }
     if (annotations !== undefined) metadata.annotations = annotations
-    const object = { kind: r.kind, apiVersion: r.apiVersion, metadata }
+    const object = { kind: r.kind, apiVersion: servedAs?.apiVersion ?? r.apiVersion, metadata }
     send(repr.as === 'protobuf' ? request.server.protobuf.watchFrame('BOOKMARK', object) : `{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`)
   }
 
@@ -232,7 +238,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     // The current objects and the position they were read at come from one synchronous step.
     start = cache.revision
     const initial: CachedObject[] = cache.list(prefix)
-    for (const obj of initial) if (!filtered || matches(obj.attrs)) send(encode('ADDED', obj.json))
+    for (const obj of initial) if (!filtered || matches(obj.attrs)) send(encode('ADDED', servedAs === undefined ? obj.json : servedAs.rewrite(obj.json)))
     lastRv = start
     if (o.sendInitialEvents === true) bookmark(start, { [INITIAL_EVENTS_END]: 'true' })
     live = true

@@ -1,0 +1,83 @@
+// The server's metrics: names, labels, help and stability as the reference server has them.
+import type { MetricDefinition } from './stability.js'
+
+export interface FamilyDefinition extends MetricDefinition {
+  labels: readonly string[]
+  /** Histograms only: bucket upper bounds. */
+  buckets?: readonly number[]
+}
+
+const REQUEST_LABELS = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'] as const
+
+export const METRICS = {
+  requestTotal: {
+    name: 'apiserver_request_total',
+    help: 'Requests served, by verb, dry run, group, version, resource, subresource, scope, component and HTTP status code.',
+    stability: 'STABLE',
+    labels: [...REQUEST_LABELS, 'code']
+  },
+  requestDuration: {
+    name: 'apiserver_request_duration_seconds',
+    help: 'Time to serve a request in seconds, by verb, dry run, group, version, resource, subresource, scope and component.',
+    stability: 'STABLE',
+    labels: REQUEST_LABELS,
+    buckets: [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60]
+  },
+  currentInflight: {
+    name: 'apiserver_current_inflight_requests',
+    help: 'Number of requests being served now, read-only and mutating apart (long-running requests are not counted).',
+    stability: 'STABLE',
+    labels: ['request_kind']
+  },
+  longRunning: {
+    name: 'apiserver_longrunning_requests',
+    help: 'Long-running requests (watches) open now, by verb, group, version, resource, subresource, scope and component.',
+    stability: 'STABLE',
+    labels: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component']
+  },
+  storageObjects: {
+    name: 'apiserver_storage_objects',
+    help: 'Objects stored per resource, as of the last scrape.',
+    stability: 'STABLE',
+    labels: ['resource']
+  },
+  watchEvents: {
+    name: 'apiserver_watch_events_total',
+    help: 'Events sent to watch clients, by group, version and resource.',
+    stability: 'ALPHA',
+    labels: ['group', 'version', 'resource']
+  },
+  admissionStep: {
+    name: 'apiserver_admission_step_admission_duration_seconds',
+    help: 'Time in seconds of an admission step (admit or validate), by operation and whether it rejected the request.',
+    stability: 'STABLE',
+    labels: ['operation', 'rejected', 'type'],
+    buckets: [0.005, 0.025, 0.1, 0.5, 1.0, 2.5]
+  },
+  webhookRejection: {
+    name: 'apiserver_admission_webhook_rejection_count',
+    help: 'Requests an admission webhook rejected or failed, by webhook name, operation, type (admit or validating), error type (calling_webhook_error, apiserver_internal_error or no_error) and the HTTP code the webhook gave (capped at 600).',
+    stability: 'ALPHA',
+    labels: ['name', 'operation', 'type', 'error_type', 'rejection_code']
+  },
+  requestedDeprecatedApis: {
+    name: 'apiserver_requested_deprecated_apis',
+    help: '1 for each deprecated API version that has been requested, by group, version, resource, subresource and the release that removes it.',
+    stability: 'STABLE',
+    labels: ['group', 'version', 'resource', 'subresource', 'removed_release']
+  },
+  storageRequestDuration: {
+    name: 'apiserver_storage_db_request_duration_seconds',
+    help: 'PostgreSQL statement latency in seconds, broken out by what the statement is for.',
+    stability: 'ALPHA',
+    labels: ['operation'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+  },
+  storageWriteBatch: {
+    name: 'apiserver_storage_db_write_batch_size',
+    help: 'Writes committed together in one group-commit transaction.',
+    stability: 'ALPHA',
+    labels: [],
+    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256]
+  }
+} as const satisfies Record<string, FamilyDefinition>

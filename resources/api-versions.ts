@@ -1,0 +1,43 @@
+// Group versions as data: the release each served version came in, and the versions the
+// reference server has removed for the kinds served here (with what replaces them), so that
+// --runtime-config can tell a removed version from a misspelt one.
+import { GROUPS, group } from './naming.js'
+
+export type ApiLevel = 'alpha' | 'beta' | 'ga'
+
+/** alpha (`v1alpha1`), beta (`v2beta3`) or GA (`v1`), from the version's name. */
+export function levelOf (version: string): ApiLevel {
+  if (/^v\d+alpha\d+$/.test(version)) return 'alpha'
+  if (/^v\d+beta\d+$/.test(version)) return 'beta'
+  return 'ga'
+}
+
+export interface RemovedVersion {
+  group: string
+  version: string
+  /** The resources that went with it; every resource of the group version when absent. */
+  resources?: string[]
+  removed: string
+  replacement: string
+}
+
+/**
+ * The spec's "APIs removed" table, for the groups this server serves; a removed version a kind
+ * still carries in its definition (`olderVersions`, CSIStorageCapacity v1beta1) is not here.
+ */
+export const REMOVED_VERSIONS: readonly RemovedVersion[] = [
+  { group: GROUPS.storage, version: 'v1beta1', resources: ['storageclasses', 'volumeattachments', 'csidrivers', 'csinodes'], removed: '1.22', replacement: `${GROUPS.storage}/v1` },
+  { group: GROUPS.rbac, version: 'v1beta1', removed: '1.22', replacement: `${GROUPS.rbac}/v1` },
+  { group: GROUPS.authentication, version: 'v1beta1', removed: '1.22', replacement: `${GROUPS.authentication}/v1` },
+  { group: GROUPS.authorization, version: 'v1beta1', removed: '1.22', replacement: `${GROUPS.authorization}/v1` },
+  { group: GROUPS.certificates, version: 'v1beta1', removed: '1.22', replacement: `${GROUPS.certificates}/v1` },
+  { group: GROUPS.admissionregistration, version: 'v1beta1', removed: '1.22', replacement: `${GROUPS.admissionregistration}/v1` },
+  { group: group('events'), version: 'v1beta1', removed: '1.25', replacement: `${group('events')}/v1` }
+]
+
+export function removedVersion (group: string, version: string, resource?: string): RemovedVersion | undefined {
+  // A whole group version is removed only when every resource of it went; a key naming one
+  // resource is removed when that resource went.
+  return REMOVED_VERSIONS.find(r => r.group === group && r.version === version &&
+    (r.resources === undefined || (resource !== undefined && r.resources.includes(resource))))
+}
