@@ -46,6 +46,13 @@ export interface Flags {
   requestheaderUidHeaders: string[]
   requestheaderGroupHeaders: string[]
   requestheaderExtraHeadersPrefix: string[]
+  leaderElect: boolean
+  leaderElectLeaseDurationMs: number
+  leaderElectRenewDeadlineMs: number
+  leaderElectRetryPeriodMs: number
+  leaderElectResourceNamespace?: string
+  leaderElectResourceName?: string
+  shutdownWatchTerminationGracePeriodMs: number
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -70,7 +77,7 @@ const bool = (name: string, v: string): boolean => {
   throw new Error(`invalid boolean for --${name}: "${v}"`)
 }
 
-const BOOLEAN_FLAGS = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'service-account-lookup'])
+const BOOLEAN_FLAGS = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'service-account-lookup', 'leader-elect'])
 
 export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env): Flags {
   const f: Flags = {
@@ -100,7 +107,12 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     requestheaderUsernameHeaders: [],
     requestheaderUidHeaders: [],
     requestheaderGroupHeaders: [],
-    requestheaderExtraHeadersPrefix: []
+    requestheaderExtraHeadersPrefix: [],
+    leaderElect: true,
+    leaderElectLeaseDurationMs: 15_000,
+    leaderElectRenewDeadlineMs: 10_000,
+    leaderElectRetryPeriodMs: 2_000,
+    shutdownWatchTerminationGracePeriodMs: 0
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -173,6 +185,13 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'requestheader-uid-headers': f.requestheaderUidHeaders = list(value); break
       case 'requestheader-group-headers': f.requestheaderGroupHeaders = list(value); break
       case 'requestheader-extra-headers-prefix': f.requestheaderExtraHeadersPrefix = list(value); break
+      case 'leader-elect': f.leaderElect = bool(name, value); break
+      case 'leader-elect-lease-duration': f.leaderElectLeaseDurationMs = parseDuration(value); break
+      case 'leader-elect-renew-deadline': f.leaderElectRenewDeadlineMs = parseDuration(value); break
+      case 'leader-elect-retry-period': f.leaderElectRetryPeriodMs = parseDuration(value); break
+      case 'leader-elect-resource-namespace': f.leaderElectResourceNamespace = value; break
+      case 'leader-elect-resource-name': f.leaderElectResourceName = value; break
+      case 'shutdown-watch-termination-grace-period': f.shutdownWatchTerminationGracePeriodMs = parseDuration(value); break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

@@ -81,6 +81,14 @@ async function main (): Promise<void> {
             unauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs
           },
       admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+      leaderElection: {
+        enabled: flags.leaderElect,
+        leaseDurationMs: flags.leaderElectLeaseDurationMs,
+        renewDeadlineMs: flags.leaderElectRenewDeadlineMs,
+        retryPeriodMs: flags.leaderElectRetryPeriodMs,
+        namespace: flags.leaderElectResourceNamespace,
+        name: flags.leaderElectResourceName
+      },
       ...authOptions(flags, pki)
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })

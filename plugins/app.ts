@@ -25,6 +25,7 @@ import rbacResolver from '../auth/rbac/resolver.js'
 import admission from '../admission/chain.js'
 import { ADMISSION_PLUGINS } from '../admission/index.js'
 import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
+import leaderElection, { type LeaderElectionOptions } from '../controllers/leader-election.js'
 import bootstrapToken from '../auth/authenticators/bootstrap-token.js'
 import serviceAccount from '../auth/authenticators/service-account.js'
 import serviceAccountTokens, { type ServiceAccountOptions } from '../auth/service-account-tokens.js'
@@ -75,6 +76,8 @@ export interface AppOptions {
   tokenWebhook?: TokenWebhookOptions
   /** --requestheader-* flags: the authenticating proxy. */
   requestHeader?: RequestHeaderOptions
+  /** --leader-elect* flags: which replica on the database runs the controllers. */
+  leaderElection?: LeaderElectionOptions
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -187,4 +190,6 @@ async function registerTheRest (app: FastifyInstance, opts: AppOptions): Promise
     const options = c.options === undefined ? {} : c.options({ rootCAPem: opts.rootCAPem })
     if (options !== undefined) await app.register(c.plugin, options)
   }
+  // After the controllers: its first attempt (onReady) comes once the system namespaces exist.
+  await app.register(leaderElection, opts.leaderElection ?? {})
 }

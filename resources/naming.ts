@@ -23,7 +23,8 @@ export const GROUPS = {
   apiserverConfig: group('apiserver.config'),
   clientAuthentication: group('client.authentication'),
   imagepolicy: group('imagepolicy'),
-  bootstrap: group('bootstrap')
+  bootstrap: group('bootstrap'),
+  coordination: group('coordination')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -46,6 +47,9 @@ export const NAMESPACES = {
   public: `${VENDOR}-public`,
   nodeLease: `${VENDOR}-node-lease`
 } as const
+
+/** The Lease in the system namespace whose holder runs the in-process controllers (upstream's kube-controller-manager lease). */
+export const CONTROLLER_MANAGER_LEASE = `${VENDOR}-controller-manager`
 
 /** Namespaces the NamespaceLifecycle plugin refuses to delete. */
 export const PROTECTED_NAMESPACES: readonly string[] = [NAMESPACES.default, NAMESPACES.system, NAMESPACES.public]
