@@ -81,6 +81,7 @@ async function main (): Promise<void> {
             unauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs
           },
       admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+      shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
       leaderElection: {
         enabled: flags.leaderElect,
         leaseDurationMs: flags.leaderElectLeaseDurationMs,

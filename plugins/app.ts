@@ -10,6 +10,7 @@ import protobuf from './protobuf/index.js'
 import discovery from './discovery.js'
 import openapi from './openapi/index.js'
 import storage from '../storage/plugin.js'
+import shutdown, { type ShutdownOptions } from './shutdown.js'
 import authn from '../auth/authn.js'
 import x509 from '../auth/authenticators/x509.js'
 import tokenFile from '../auth/authenticators/token-file.js'
@@ -35,6 +36,7 @@ import impersonation from '../auth/impersonation.js'
 import oidc, { type OidcOptions } from '../auth/authenticators/oidc.js'
 import tokenWebhook, { type TokenWebhookOptions } from '../auth/authenticators/token-webhook.js'
 import requestHeader, { type RequestHeaderOptions } from '../auth/authenticators/request-header.js'
+import clusterIdentity from '../auth/cluster-identity.js'
 import { generateKeyPairSync } from 'node:crypto'
 import { RESOURCES } from '../resources/index.js'
 import type { Resource } from '../resources/define.js'
@@ -78,6 +80,8 @@ export interface AppOptions {
   requestHeader?: RequestHeaderOptions
   /** --leader-elect* flags: which replica on the database runs the controllers. */
   leaderElection?: LeaderElectionOptions
+  /** Graceful close (the server process): connections finish rather than being cut at close. */
+  shutdown?: ShutdownOptions
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -106,7 +110,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
     return503OnClosing: true,
-    forceCloseConnections: true,
+    forceCloseConnections: opts.shutdown === undefined,
     ...(opts.tls === undefined
       ? {}
       : {
@@ -158,6 +162,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(protobuf)
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes } })
+  if (opts.shutdown !== undefined) await app.register(shutdown, opts.shutdown)
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on
   // a big database) while the remaining plugins register and the server binds; onReady awaits
@@ -175,6 +180,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
 /** Everything registered after the kinds: discovery, the remaining authenticators, controllers. */
 async function registerTheRest (app: FastifyInstance, opts: AppOptions): Promise<void> {
+  // A replica whose CA or token key differs from the database's first server stops here.
+  await app.register(clusterIdentity, { caCertPem: opts.rootCAPem, serviceAccountKeyPem: opts.serviceAccounts?.signingKeyPem })
   await app.register(discovery)
   await app.register(openapi)
 
