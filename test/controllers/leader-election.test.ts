@@ -4,6 +4,8 @@ import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { eventually } from '../helpers/eventually.js'
 import { CONTROLLER_MANAGER_LEASE, GROUPS, NAMESPACES } from '../../resources/naming.js'
+import { checkLeaderElectionTimings } from '../../controllers/leader-election.js'
+import { parseFlags } from '../../bin/flags.js'
 
 const LEASES = `/apis/${GROUPS.coordination}/v1/namespaces/${NAMESPACES.system}/leases`
 const LEASE = `${LEASES}/${CONTROLLER_MANAGER_LEASE}`
@@ -105,4 +107,16 @@ test('--leader-elect=false: the controllers run without a lease', async (t) => {
   assert.equal((await a.request({ method: 'GET', url: LEASE })).statusCode, 404)
   assert.equal((await a.request({ method: 'POST', url: '/api/v1/namespaces', payload: { metadata: { name: 'solo' } } })).statusCode, 201)
   await eventually(async () => assert.equal((await a.request({ method: 'GET', url: '/api/v1/namespaces/solo/serviceaccounts/default' })).statusCode, 200))
+})
+
+test('leader election timings and flags as upstream names and checks them', () => {
+  const flags = parseFlags(['--leader-elect=false', '--leader-elect-lease-duration', '30s', '--leader-elect-renew-deadline', '20s', '--leader-elect-retry-period', '4s',
+    '--leader-elect-resource-namespace', 'ops', '--leader-elect-resource-name', 'cm', '--shutdown-watch-termination-grace-period', '5s'], {})
+  assert.equal(flags.leaderElect, false)
+  assert.deepEqual([flags.leaderElectLeaseDurationMs, flags.leaderElectRenewDeadlineMs, flags.leaderElectRetryPeriodMs], [30_000, 20_000, 4_000])
+  assert.deepEqual([flags.leaderElectResourceNamespace, flags.leaderElectResourceName, flags.shutdownWatchTerminationGracePeriodMs], ['ops', 'cm', 5000])
+  assert.equal(parseFlags(['--leader-elect'], {}).leaderElect, true)
+  assert.equal(parseFlags([], {}).leaderElect, true)
+  assert.throws(() => checkLeaderElectionTimings({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2000 }), /leaseDuration must be greater than renewDeadline/)
+  assert.throws(() => checkLeaderElectionTimings({ leaseDurationMs: 15_000, renewDeadlineMs: 2000, retryPeriodMs: 2000 }), /renewDeadline must be greater than retryPeriod\*JitterFactor/)
 })

@@ -144,4 +144,22 @@ test('SIGTERM: an open watch ends with a clean last chunk, the lease goes to the
     return res.body
   })
   assert.equal(lease.spec.leaseTransitions, 1)
+
+  // The client resumes on the other replica from the last resourceVersion it saw: nothing lost.
+  const lastRv = String(Math.max(...watch.lines.map(l => Number(JSON.parse(l).object.metadata.resourceVersion))))
+  assert.equal((await call(b, agentB, 'POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'second' } })).status, 201)
+  const resumed = await new Promise<string[]>((resolve, reject) => {
+    const req = request(`${b.server}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${lastRv}`, { agent: agentB }, (res) => {
+      let text = ''
+      res.setEncoding('utf8')
+      res.on('data', (d: string) => {
+        text += d
+        if (text.includes('"second"')) { resolve(text.trim().split('\n')); res.destroy() }
+      })
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+  assert.deepEqual(resumed.map(l => [JSON.parse(l).type, JSON.parse(l).object.metadata.name]), [['ADDED', 'second']])
 })
