@@ -109,7 +109,9 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
     logger: opts.logger ?? false,
     bodyLimit: BODY_LIMIT,
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    // A graceful close serves what still arrives on an open connection (with Connection: close)
+    // rather than Fastify's 503, whose body is no Status; a forced close answers 503.
+    return503OnClosing: opts.shutdown === undefined,
     forceCloseConnections: opts.shutdown === undefined,
     ...(opts.tls === undefined
       ? {}

@@ -34,8 +34,13 @@ export default fp(async function shutdown (fastify: FastifyInstance, opts: Shutd
     if (handled.has(socket)) return
     handled.add(socket)
     const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
-    if (res == null || res.writableFinished) socket.end()
-    else res.once('finish', () => socket.end())
+    if (res == null || res.writableFinished) {
+      socket.end()
+      return
+    }
+    // A response not yet begun tells its client so (Connection: close).
+    if (!res.headersSent) res.shouldKeepAlive = false
+    res.once('finish', () => socket.end())
   }
   const timers: NodeJS.Timeout[] = []
   fastify.addHook('preClose', async () => {

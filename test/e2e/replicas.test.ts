@@ -8,6 +8,8 @@ import { once } from 'node:events'
 import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { Agent, request } from 'node:https'
+import { connect as netConnect } from 'node:net'
+import { connect as tlsConnect } from 'node:tls'
 import { runServer, startServer, type RunningServer } from '../helpers/server.js'
 import { eventually } from '../helpers/eventually.js'
 import { CONTROLLER_MANAGER_LEASE, GROUPS, NAMESPACES, ROOT_CA_CONFIGMAP } from '../../resources/naming.js'
@@ -162,4 +164,36 @@ test('SIGTERM: an open watch ends with a clean last chunk, the lease goes to the
     req.end()
   })
   assert.deepEqual(resumed.map(l => [JSON.parse(l).type, JSON.parse(l).object.metadata.name]), [['ADDED', 'second']])
+})
+
+test('SIGTERM: a request in flight when the listener closes still gets its answer, then the connection closes', async (t) => {
+  const a = await startServer(t)
+  const url = new URL(a.server)
+  const port = Number(url.port)
+  const socket = tlsConnect({ host: url.hostname, port, ca: a.caPem, cert: a.clientCertPem, key: a.clientKeyPem })
+  await once(socket, 'secureConnect')
+  let answer = ''
+  socket.setEncoding('utf8')
+  socket.on('data', (d: string) => { answer += d })
+  const closed = once(socket, 'close')
+  const body = JSON.stringify({ metadata: { name: 'in-flight' }, data: { k: 'v' } })
+  // The headers and half the body: the request is under way when the stop begins.
+  socket.write(`POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`)
+  a.process.kill('SIGTERM')
+  // Once a new connection is refused, the listener is closed and the stop is under way.
+  await eventually(async () => {
+    const refused = await new Promise<boolean>((resolve) => {
+      const probe = netConnect({ host: url.hostname, port })
+      probe.once('connect', () => { probe.destroy(); resolve(false) })
+      probe.once('error', () => resolve(true))
+    })
+    assert.equal(refused, true)
+  }, 30_000)
+  socket.write(body.slice(10))
+  await closed
+  assert.match(answer, /^HTTP\/1\.1 201 Created\r\n/)
+  assert.match(answer, /\r\nconnection: close\r\n/i)
+  assert.equal(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).metadata.name, 'in-flight')
+  const [code] = await once(a.process, 'exit')
+  assert.equal(code, 0)
 })
