@@ -56,6 +56,13 @@ export interface Flags {
   auditLogMaxAge: number
   auditLogMaxBackup: number
   auditLogMaxSize: number
+  leaderElect: boolean
+  leaderElectLeaseDurationMs: number
+  leaderElectRenewDeadlineMs: number
+  leaderElectRetryPeriodMs: number
+  leaderElectResourceNamespace?: string
+  leaderElectResourceName?: string
+  shutdownWatchTerminationGracePeriodMs: number
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -86,7 +93,7 @@ const count = (name: string, v: string): number => {
   return n
 }
 
-const BOOLEAN_FLAGS = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'service-account-lookup'])
+const BOOLEAN_FLAGS = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'service-account-lookup', 'leader-elect'])
 
 export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env): Flags {
   const f: Flags = {
@@ -121,7 +128,12 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     runtimeConfig: [],
     auditLogMaxAge: 0,
     auditLogMaxBackup: 0,
-    auditLogMaxSize: 0
+    auditLogMaxSize: 0,
+    leaderElect: true,
+    leaderElectLeaseDurationMs: 15_000,
+    leaderElectRenewDeadlineMs: 10_000,
+    leaderElectRetryPeriodMs: 2_000,
+    shutdownWatchTerminationGracePeriodMs: 0
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -210,6 +222,13 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'audit-log-maxage': f.auditLogMaxAge = count(name, value); break
       case 'audit-log-maxbackup': f.auditLogMaxBackup = count(name, value); break
       case 'audit-log-maxsize': f.auditLogMaxSize = count(name, value); break
+      case 'leader-elect': f.leaderElect = bool(name, value); break
+      case 'leader-elect-lease-duration': f.leaderElectLeaseDurationMs = parseDuration(value); break
+      case 'leader-elect-renew-deadline': f.leaderElectRenewDeadlineMs = parseDuration(value); break
+      case 'leader-elect-retry-period': f.leaderElectRetryPeriodMs = parseDuration(value); break
+      case 'leader-elect-resource-namespace': f.leaderElectResourceNamespace = value; break
+      case 'leader-elect-resource-name': f.leaderElectResourceName = value; break
+      case 'shutdown-watch-termination-grace-period': f.shutdownWatchTerminationGracePeriodMs = parseDuration(value); break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

@@ -100,6 +100,15 @@ async function main (): Promise<void> {
       showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
       runtimeConfig: flags.runtimeConfig,
       audit: { policyFile: flags.auditPolicyFile, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
+      shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
+      leaderElection: {
+        enabled: flags.leaderElect,
+        leaseDurationMs: flags.leaderElectLeaseDurationMs,
+        renewDeadlineMs: flags.leaderElectRenewDeadlineMs,
+        retryPeriodMs: flags.leaderElectRetryPeriodMs,
+        namespace: flags.leaderElectResourceNamespace,
+        name: flags.leaderElectResourceName
+      },
       ...authOptions(flags, pki)
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })

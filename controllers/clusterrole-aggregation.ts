@@ -9,6 +9,7 @@ import type { AnyObject } from '../resources/define.js'
 import type { GenericStore } from '../plugins/rest/store.js'
 import { matchesLabels, type LabelSelector } from '../plugins/rest/selectors.js'
 import { APISERVER_USER } from '../resources/user-info.js'
+import { whileLeading } from './loop.js'
 
 const OPERATORS: Record<string, LabelSelector[number]['op']> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' }
 
@@ -39,7 +40,7 @@ export function aggregatedRules (role: AnyObject, all: AnyObject[]): AnyObject[]
 
 export default fp(async function clusterRoleAggregation (fastify: FastifyInstance) {
   let watch: { stop (): void } | undefined
-  let stopped = false
+  let stopped = true
   let running = false
   let again = false
 
@@ -76,16 +77,17 @@ export default fp(async function clusterRoleAggregation (fastify: FastifyInstanc
       })
   }
 
-  fastify.addHook('onReady', async () => {
+  whileLeading(fastify, 'clusterrole-aggregation', async () => {
+    stopped = false
     const s = store()
     await s.cache.ready
     watch = s.cache.watch(s.prefix, s.cache.revision, () => schedule(), (err) => {
       if (!stopped) fastify.log.warn({ err }, 'clusterrole aggregation watch ended')
     })
     await syncAll()
-  })
-  fastify.addHook('onClose', async () => {
+  }, async () => {
     stopped = true
     watch?.stop()
+    watch = undefined
   })
 }, { name: 'controller:clusterrole-aggregation', dependencies: ['rest'] })

@@ -1,6 +1,10 @@
 // The controller family: every in-process control loop, with whether `--controllers=*` runs it
 // and the options it takes from the app's. `always` ones are part of the server itself (system
 // namespaces, default roles, namespace deletion) and run whatever the flag says.
+// Of several replicas on one database only the leader (controllers/leader-election.ts) runs the
+// loops. system-namespaces and rbac-bootstrap are no loops but start-up writes of the server
+// itself (the reference server's post-start hooks): each replica makes them, as create-if-absent
+// and compare-and-swap updates, so that a replica never serves without its namespaces and roles.
 import type { FastifyPluginAsync } from 'fastify'
 import tokenCleaner from './token-cleaner.js'
 import serviceAccountController from './serviceaccounts.js'

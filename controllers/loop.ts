@@ -23,55 +23,79 @@ export const controllerCaller = (manager: string): Caller =>
 
 export const CONTROLLER_WRITE = { dryRun: false, fieldValidation: 'Ignore' as const, force: false }
 
+/**
+ * Runs a controller's `start` while this replica leads the controllers (through the
+ * leader-election plugin; at once without it) and its `stop` when it stops leading or closes.
+ */
+export function whileLeading (fastify: FastifyInstance, name: string, start: () => Promise<void>, stop: () => Promise<void>): void {
+  fastify.addHook('onReady', async () => {
+    if (fastify.hasDecorator('leadership')) await fastify.leadership.run(name, start, stop)
+    else await start()
+  })
+  fastify.addHook('onClose', stop)
+}
+
 export function controllerLoop (fastify: FastifyInstance, o: LoopOptions): void {
   const resyncMs = o.resyncMs ?? 30_000
-  let stopped = false
-  let running = false
-  let again = false
-  let timer: NodeJS.Timeout | undefined
-  const watches: Array<{ stop(): void }> = []
+  let stopRun: (() => Promise<void>) | undefined
 
-  const schedule = (ms: number): void => {
-    if (stopped) return
-    if (timer !== undefined) clearTimeout(timer)
-    timer = setTimeout(() => { void run() }, Math.max(0, ms))
-    timer.unref()
-  }
-  async function run (): Promise<void> {
-    if (running) { again = true; return }
-    running = true
-    let next = resyncMs
-    try {
-      const wanted = await o.sync()
-      if (wanted !== undefined) next = Math.min(next, wanted)
-    } catch (err) {
-      if (!stopped) fastify.log.warn({ err, controller: o.name }, 'controller sync failed; will retry')
-      next = Math.min(next, 1000)
-    } finally {
-      running = false
+  /** One run of the loop, from a start to its stop; a later start begins a fresh one. */
+  async function begin (): Promise<void> {
+    let stopped = false
+    let running: Promise<void> | undefined
+    let again = false
+    let timer: NodeJS.Timeout | undefined
+    const watches: Array<{ stop(): void }> = []
+
+    const schedule = (ms: number): void => {
+      if (stopped) return
+      if (timer !== undefined) clearTimeout(timer)
+      timer = setTimeout(() => { void run() }, Math.max(0, ms))
+      timer.unref()
     }
-    if (again) { again = false; next = 0 }
-    schedule(next)
-  }
+    async function run (): Promise<void> {
+      if (running !== undefined) { again = true; return }
+      let next = resyncMs
+      running = (async () => {
+        try {
+          const wanted = await o.sync()
+          if (wanted !== undefined) next = Math.min(next, wanted)
+        } catch (err) {
+          if (!stopped) fastify.log.warn({ err, controller: o.name }, 'controller sync failed; will retry')
+          next = Math.min(next, 1000)
+        }
+      })()
+      await running
+      running = undefined
+      if (again) { again = false; next = 0 }
+      schedule(next)
+    }
 
-  fastify.addHook('onReady', async () => {
+    stopRun = async () => {
+      stopped = true
+      for (const w of watches) w.stop()
+      if (timer !== undefined) clearTimeout(timer)
+      await running
+    }
     for (const source of o.watch()) {
       const { store, when } = 'store' in source ? source : { store: source, when: undefined }
       await store.cache.ready
+      if (stopped) return
       const trigger = (e: CacheEvent): void => {
         if (when !== undefined && !when(e)) return
-        if (!running) schedule(0)
+        if (running === undefined) schedule(0)
         else again = true
       }
       watches.push(store.cache.watch(store.prefix, store.cache.revision, trigger,
         (err) => { if (!stopped) fastify.log.warn({ err, controller: o.name }, 'controller watch ended') }))
     }
     schedule(0)
-  })
-  fastify.addHook('onClose', async () => {
-    stopped = true
-    for (const w of watches) w.stop()
-    if (timer !== undefined) clearTimeout(timer)
+  }
+
+  whileLeading(fastify, o.name, begin, async () => {
+    const stop = stopRun
+    stopRun = undefined
+    await stop?.()
   })
 }
 
@@ -84,14 +108,19 @@ export interface EventLoopOptions {
   resyncMs?: number
 }
 
-/** An edge-triggered loop: each event is handled as it comes, with a periodic full resync behind it. */
+/**
+ * An edge-triggered loop: each event is handled as it comes, with a periodic full resync behind
+ * it. `stopped()` is true while the loop does not run (not leading, or closed).
+ */
 export function eventLoop (fastify: FastifyInstance, o: EventLoopOptions): { stopped: () => boolean } {
-  let stopped = false
+  let stopped = true
   let timer: NodeJS.Timeout | undefined
-  const watches: Array<{ stop(): void }> = []
-  fastify.addHook('onReady', async () => {
+  let watches: Array<{ stop(): void }> = []
+  async function begin (): Promise<void> {
+    stopped = false
     for (const { store, onEvent } of o.sources()) {
       await store.cache.ready
+      if (stopped) return
       watches.push(store.cache.watch(store.prefix, store.cache.revision, (e) => { if (!stopped) onEvent(e) },
         (err) => { if (!stopped) fastify.log.warn({ err, controller: o.name }, 'controller watch ended') }))
     }
@@ -102,10 +131,11 @@ export function eventLoop (fastify: FastifyInstance, o: EventLoopOptions): { sto
       timer.unref()
     }
     timer = setTimeout(tick, 0)
-  })
-  fastify.addHook('onClose', async () => {
+  }
+  whileLeading(fastify, o.name, begin, async () => {
     stopped = true
     for (const w of watches) w.stop()
+    watches = []
     if (timer !== undefined) clearTimeout(timer)
   })
   return { stopped: () => stopped }

@@ -15,6 +15,7 @@ import protobuf from './protobuf/index.js'
 import discovery from './discovery.js'
 import openapi from './openapi/index.js'
 import storage from '../storage/plugin.js'
+import shutdown, { type ShutdownOptions } from './shutdown.js'
 import authn from '../auth/authn.js'
 import x509 from '../auth/authenticators/x509.js'
 import tokenFile from '../auth/authenticators/token-file.js'
@@ -30,6 +31,7 @@ import rbacResolver from '../auth/rbac/resolver.js'
 import admission, { type AdmissionOptions } from '../admission/chain.js'
 import { ADMISSION_PLUGINS } from '../admission/index.js'
 import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
+import leaderElection, { type LeaderElectionOptions } from '../controllers/leader-election.js'
 import bootstrapToken from '../auth/authenticators/bootstrap-token.js'
 import serviceAccount from '../auth/authenticators/service-account.js'
 import serviceAccountTokens, { type ServiceAccountOptions } from '../auth/service-account-tokens.js'
@@ -39,6 +41,7 @@ import impersonation from '../auth/impersonation.js'
 import oidc, { type OidcOptions } from '../auth/authenticators/oidc.js'
 import tokenWebhook, { type TokenWebhookOptions } from '../auth/authenticators/token-webhook.js'
 import requestHeader, { type RequestHeaderOptions } from '../auth/authenticators/request-header.js'
+import clusterIdentity from '../auth/cluster-identity.js'
 import { generateKeyPairSync } from 'node:crypto'
 import { RESOURCES } from '../resources/index.js'
 import type { Resource } from '../resources/define.js'
@@ -89,6 +92,10 @@ export interface AppOptions {
   runtimeConfig?: string[]
   /** --audit-policy-file and --audit-log-*: no audit log without both a policy and a path. */
   audit?: AuditOptions
+  /** --leader-elect* flags: which replica on the database runs the controllers. */
+  leaderElection?: LeaderElectionOptions
+  /** Graceful close (the server process): connections finish rather than being cut at close. */
+  shutdown?: ShutdownOptions
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -121,8 +128,10 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
     http: { maxHeaderSize: MAX_HEADER_BYTES },
     clientErrorHandler,
     frameworkErrors,
-    return503OnClosing: true,
-    forceCloseConnections: true,
+    // A graceful close serves what still arrives on an open connection (with Connection: close)
+    // rather than Fastify's 503, whose body is no Status; a forced close answers 503.
+    return503OnClosing: opts.shutdown === undefined,
+    forceCloseConnections: opts.shutdown === undefined,
     ...(opts.tls === undefined
       ? {}
       : {
@@ -178,6 +187,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(protobuf)
   await app.register(deprecation)
   await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes }, served: (...a) => runtimeConfig.served(...a) })
+  if (opts.shutdown !== undefined) await app.register(shutdown, opts.shutdown)
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on
   // a big database) while the remaining plugins register and the server binds; onReady awaits
@@ -196,6 +206,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
 /** Everything registered after the kinds: discovery, the remaining authenticators, controllers. */
 async function registerTheRest (app: FastifyInstance, opts: AppOptions): Promise<void> {
+  // A replica whose CA or token key differs from the database's first server stops here.
+  await app.register(clusterIdentity, { caCertPem: opts.rootCAPem, serviceAccountKeyPem: opts.serviceAccounts?.signingKeyPem })
   await app.register(discovery)
   await app.register(openapi)
 
@@ -211,4 +223,6 @@ async function registerTheRest (app: FastifyInstance, opts: AppOptions): Promise
     const options = c.options === undefined ? {} : c.options({ rootCAPem: opts.rootCAPem })
     if (options !== undefined) await app.register(c.plugin, options)
   }
+  // After the controllers: its first attempt (onReady) comes once the system namespaces exist.
+  await app.register(leaderElection, opts.leaderElection ?? {})
 }

@@ -24,6 +24,7 @@ import csistoragecapacities from './csistoragecapacities.js'
 import serviceaccounts from './serviceaccounts.js'
 import mutatingwebhookconfigurations from './mutatingwebhookconfigurations.js'
 import validatingwebhookconfigurations from './validatingwebhookconfigurations.js'
+import leases from './leases.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -49,5 +50,6 @@ export const RESOURCES: readonly Resource[] = [
   csistoragecapacities,
   serviceaccounts,
   mutatingwebhookconfigurations,
-  validatingwebhookconfigurations
+  validatingwebhookconfigurations,
+  leases
 ]

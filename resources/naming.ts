@@ -24,7 +24,8 @@ export const GROUPS = {
   clientAuthentication: group('client.authentication'),
   imagepolicy: group('imagepolicy'),
   bootstrap: group('bootstrap'),
-  audit: group('audit')
+  audit: group('audit'),
+  coordination: group('coordination')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -47,6 +48,9 @@ export const NAMESPACES = {
   public: `${VENDOR}-public`,
   nodeLease: `${VENDOR}-node-lease`
 } as const
+
+/** The Lease in the system namespace whose holder runs the in-process controllers (upstream's kube-controller-manager lease). */
+export const CONTROLLER_MANAGER_LEASE = `${VENDOR}-controller-manager`
 
 /** Namespaces the NamespaceLifecycle plugin refuses to delete. */
 export const PROTECTED_NAMESPACES: readonly string[] = [NAMESPACES.default, NAMESPACES.system, NAMESPACES.public]

@@ -40,7 +40,11 @@ export interface ResourceRegistry {
 }
 
 declare module 'fastify' {
-  interface FastifyInstance { resources: ResourceRegistry }
+  interface FastifyInstance {
+    resources: ResourceRegistry
+    /** Ends every open watch stream cleanly (graceful shutdown). */
+    endWatches (): void
+  }
 }
 
 type Query = Record<string, string | string[] | undefined>
@@ -114,8 +118,12 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   const byGroupResource = new Map<string, GenericStore>()
   const watchSettings: WatchSettings = {
     bookmarkIntervalMs: opts.watch?.bookmarkIntervalMs ?? 10_000,
-    maxBufferedBytes: opts.watch?.maxBufferedBytes ?? MAX_BUFFERED_BYTES
+    maxBufferedBytes: opts.watch?.maxBufferedBytes ?? MAX_BUFFERED_BYTES,
+    open: new Set()
   }
+  // Shutdown ends the open watch streams as a client expects a watch to end: its last chunk
+  // written, so it re-watches elsewhere (plugins/shutdown.ts decides when).
+  fastify.decorate('endWatches', () => { for (const finish of [...watchSettings.open!]) finish() })
 
   const registry: ResourceRegistry = {
     add (resource) {

@@ -22,6 +22,8 @@ export interface WatchSettings {
   bookmarkIntervalMs: number
   /** A client reading slower than this much unsent output has its stream closed; it re-watches. */
   maxBufferedBytes: number
+  /** The open streams' ends, so that shutdown can end each cleanly (its last chunk written). */
+  open?: Set<() => void>
 }
 
 type EventType = 'ADDED' | 'MODIFIED' | 'DELETED'
@@ -203,6 +205,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
   function finish (): void {
     if (closed) return
     closed = true
+    settings.open?.delete(finish)
     handle?.stop()
     for (const t of timers) clearTimeout(t)
     flush()
@@ -210,6 +213,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
   }
   request.raw.on('close', finish)
   raw.on('close', finish)
+  settings.open?.add(finish)
 
   const onEvent = (e: CacheEvent): void => {
     if (e.revision <= lastRv) return

@@ -18,6 +18,8 @@ export function runServer (args: string[]): ChildProcess {
 
 export interface RunningServer {
   dataDir: string
+  /** The database it was started on (a replica started with `--storage-url` shares it). */
+  databaseUrl: string
   kubeconfig: string
   /** The https:// URL the kubeconfig names. */
   server: string
@@ -59,8 +61,10 @@ export async function startServer (t: T, args: string[] = [], dataDir?: string):
   }
   const cfg = parse(readFileSync(kubeconfig, 'utf8'))
   const pem = (b64: string): string => Buffer.from(b64, 'base64').toString()
+  const storageFlag = args.lastIndexOf('--storage-url')
   return {
     dataDir,
+    databaseUrl: storageFlag === -1 ? databaseUrl : args[storageFlag + 1]!,
     kubeconfig,
     server: cfg.clusters[0].cluster.server,
     caPem: pem(cfg.clusters[0].cluster['certificate-authority-data']),

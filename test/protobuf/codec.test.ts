@@ -99,6 +99,7 @@ const rbac = `${GROUPS.rbac}/v1`
 
 // One object per message this branch carries: JSON → protobuf → JSON gives the same JSON.
 const ROUND_TRIPS: Array<Record<string, unknown>> = [
+  { apiVersion: `${GROUPS.coordination}/v1`, kind: 'Lease', metadata: meta, spec: { holderIdentity: 'host_0d5c', leaseDurationSeconds: 15, acquireTime: '2026-01-02T03:04:05.123456Z', renewTime: '2026-01-02T03:04:07.000001Z', leaseTransitions: 0 } },
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n', labels: { k: 'v' } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Terminating', conditions: [{ type: 'NamespaceDeletionContentFailure', status: 'False', lastTransitionTime: '2026-01-02T03:04:05Z', reason: 'ContentDeleted', message: 'm' }] } },
   { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { a: 'b', empty: '' }, binaryData: { bin: 'AAH+/w==' }, immutable: false },
   { apiVersion: 'v1', kind: 'Secret', metadata: meta, data: { pw: 'c2VjcmV0', none: '' }, type: 'Opaque', immutable: true },
