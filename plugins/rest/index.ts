@@ -179,8 +179,12 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     for (const f of dups) c.warnings.push(`duplicate field "${f}"`)
   }
 
-  const warn = (reply: FastifyReply, c: Caller): void => {
+  /** What a write gathered beside its object: warnings for the client, annotations for the audit log. */
+  const relay = (reply: FastifyReply, c: Caller): void => {
     if (c.warnings.length > 0) void reply.header('warning', warningHeaders(c.warnings))
+    if (c.auditAnnotations !== undefined) {
+      for (const [key, value] of Object.entries(c.auditAnnotations)) reply.server.audit.annotate(reply.request, key, value)
+    }
   }
 
   async function dispatch (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
@@ -237,7 +241,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         authorize: (attrs) => fastify.authz.authorize(attrs),
         rules: (user, namespace) => fastify.authz.rules(user, namespace)
       })
-      warn(reply, c)
+      relay(reply, c)
       const { kind: _kind, apiVersion: _apiVersion, ...fields } = answer
       return sendDocument(reply, 201, { kind: r.kind, apiVersion, ...fields }, enc)
     }
@@ -267,13 +271,13 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const c = caller(request, o.fieldManager)
         if (sub !== '') {
           const answer = await store.createOnSubresource(ns, info.name, sub, decodeObject(request, r.kind), o, c)
-          warn(reply, c)
+          relay(reply, c)
           return sendDocument(reply, 201, answer, enc)
         }
         const body = decodeObject(request, r.kind)
         checkDuplicates(request, o.fieldValidation, c, r, (body.metadata as AnyObject | undefined)?.name ?? '')
         const created = await store.create(ns, body, o, c)
-        warn(reply, c)
+        relay(reply, c)
         return sendObject(reply, 201, r, objectJson(created.json), enc)
       }
       case 'update': {
@@ -285,7 +289,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const result = await store.update(ns, info.name,
           (old) => subresource === undefined ? body : subresource.merge!(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
           { ...o, subresource: sub, createBody: body }, c)
-        warn(reply, c)
+        relay(reply, c)
         return sendObject(reply, result.created ? 201 : 200, r, objectJson(result.json), enc)
       }
       case 'patch': {
@@ -299,7 +303,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         if (patchType === 'apply') {
           const result = await serverSideApply(store, { namespace: ns, name: info.name, subresource: sub, body: patch, alias, options: o, caller: c })
-          warn(reply, c)
+          relay(reply, c)
           return sendObject(reply, result.created ? 201 : 200, r, objectJson(result.json), enc)
         }
         const result = await store.update(ns, info.name, (old) => {
@@ -310,7 +314,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           }
           return subresource === undefined ? patched : subresource.merge!(patched, { ...old, metadata: { ...old.metadata, resourceVersion: (patched.metadata as AnyObject | undefined)?.resourceVersion } })
         }, { ...o, subresource: sub }, c)
-        warn(reply, c)
+        relay(reply, c)
         return sendObject(reply, 200, r, objectJson(result.json), enc)
       }
       case 'delete': {
@@ -318,7 +322,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const o = parseDeleteOptions(query, body)
         const c = caller(request)
         const result = await store.delete(ns, info.name, o, c)
-        warn(reply, c)
+        relay(reply, c)
         // As the reference server: 200 with the object while finalizers hold it; 202 only when
         // the client asked for cascading through the old orphanDependents=false.
         if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, !result.deleted && o.orphanDependents === false ? 202 : 200, r, objectJson(result.json), enc)
@@ -334,7 +338,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const list = parseListOptions(query, true)
         const c = caller(request)
         await store.deleteCollection(ns, list, o, c)
-        warn(reply, c)
+        relay(reply, c)
         return sendDocument(reply, 200, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success' }, enc)
       }
     }

@@ -249,8 +249,9 @@ describe('DELETE with a propagation policy (no collector running)', () => {
 
 describe('garbage collector started in the middle of a foreground deletion', () => {
   it('finishes it', async (t) => {
-    // The first server records the deletion without a collector; the second, on the same database, finishes it.
-    const first = await buildTestApp(t, { controllers: ['*', '-garbagecollector'] })
+    // The first server records the deletion without a collector; the second, on the same database,
+    // finishes it. The first stays out of the leader election, so the second leads at once.
+    const first = await buildTestApp(t, { controllers: ['*', '-garbagecollector'], leaderElection: { enabled: false } })
     const h1 = helpers(() => first)
     const owner = await h1.configMap('default', 'rs-owner')
     await h1.configMap('default', 'rs-a', [ref(owner, { block: true })])
@@ -269,7 +270,7 @@ describe('garbage collector started in the middle of a foreground deletion', () 
 
 describe('an owner deleted through one server, collected by another on the same database', () => {
   it('leaves what each policy leaves', async (t) => {
-    const front = await buildTestApp(t, { controllers: ['*', '-garbagecollector'] })
+    const front = await buildTestApp(t, { controllers: ['*', '-garbagecollector'], leaderElection: { enabled: false } })
     const back = await buildTestApp(t, { databaseUrl: front.databaseUrl })
     const h = helpers(() => front)
     const list = async (n: string) => (await front.request({ method: 'GET', url: `${cm(n)}?labelSelector=tree` })).json().items as any[]

@@ -31,7 +31,7 @@ function startServer (dataDir: string, databaseUrl: string): Promise<ChildProces
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000)
     const onData = (chunk: Buffer): void => {
       out += chunk.toString()
-      if (out.includes('ready; kubectl')) { clearTimeout(timer); resolve(child) }
+      if (/is ready on https:\/\/\S+; try: kubectl --kubeconfig \S+ get namespaces/.test(out)) { clearTimeout(timer); resolve(child) }
     }
     child.stdout!.on('data', onData)
     child.stderr!.on('data', onData)

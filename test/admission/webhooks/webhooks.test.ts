@@ -3,7 +3,6 @@
 // select only its own objects (label `case`), so they share one app.
 import { describe, it, before } from 'node:test'
 import assert from 'node:assert/strict'
-import { register } from 'prom-client'
 import { suiteApp } from '../../resources/suite.js'
 import { allow, patchOf, startAdmissionWebhook, type AdmissionWebhookServer } from '../../helpers/admission-webhook.js'
 
@@ -269,7 +268,7 @@ describe('admission webhooks', () => {
   })
 
   it('counts rejections in apiserver_admission_webhook_rejection_count', async () => {
-    const text = await register.getSingleMetricAsString('apiserver_admission_webhook_rejection_count')
+    const text = (await app().request({ method: 'GET', url: '/metrics' })).body
     assert.match(text, /apiserver_admission_webhook_rejection_count\{name="deny-403.hooks.example.com",operation="CREATE",type="validating",error_type="no_error",rejection_code="403"\} 1/)
     assert.match(text, /name="boom.hooks.example.com",operation="CREATE",type="validating",error_type="calling_webhook_error",rejection_code="0"\} 1/)
     assert.match(text, /name="bad-patch.hooks.example.com",operation="CREATE",type="admit",error_type="apiserver_internal_error",rejection_code="500"\} 1/)
