@@ -6,11 +6,17 @@ import rbacEscalation from './rbac-escalation.js'
 import defaultStorageClass from './default-storage-class.js'
 import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
 import storageObjectInUseProtection from './storage-object-in-use-protection.js'
+import certificateApproval from './certificate-approval.js'
+import certificateSigning from './certificate-signing.js'
+import certificateSubjectRestriction from './certificate-subject-restriction.js'
 
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   rbacEscalation,
   defaultStorageClass,
   persistentVolumeClaimResize,
-  storageObjectInUseProtection
+  storageObjectInUseProtection,
+  certificateApproval,
+  certificateSigning,
+  certificateSubjectRestriction
 ]
