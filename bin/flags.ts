@@ -46,6 +46,9 @@ export interface Flags {
   requestheaderUidHeaders: string[]
   requestheaderGroupHeaders: string[]
   requestheaderExtraHeadersPrefix: string[]
+  clusterSigningCertFile?: string
+  clusterSigningKeyFile?: string
+  clusterSigningDurationMs: number
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -100,7 +103,8 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     requestheaderUsernameHeaders: [],
     requestheaderUidHeaders: [],
     requestheaderGroupHeaders: [],
-    requestheaderExtraHeadersPrefix: []
+    requestheaderExtraHeadersPrefix: [],
+    clusterSigningDurationMs: 8760 * 3_600_000
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -173,6 +177,9 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'requestheader-uid-headers': f.requestheaderUidHeaders = list(value); break
       case 'requestheader-group-headers': f.requestheaderGroupHeaders = list(value); break
       case 'requestheader-extra-headers-prefix': f.requestheaderExtraHeadersPrefix = list(value); break
+      case 'cluster-signing-cert-file': f.clusterSigningCertFile = value; break
+      case 'cluster-signing-key-file': f.clusterSigningKeyFile = value; break
+      case 'cluster-signing-duration': f.clusterSigningDurationMs = parseDuration(value); break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }
