@@ -23,6 +23,7 @@ import csinodes from './csinodes.js'
 import csistoragecapacities from './csistoragecapacities.js'
 import serviceaccounts from './serviceaccounts.js'
 import certificatesigningrequests from './certificatesigningrequests.js'
+import selfsubjectreviews from './selfsubjectreviews.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -47,5 +48,6 @@ export const RESOURCES: readonly Resource[] = [
   csinodes,
   csistoragecapacities,
   serviceaccounts,
-  certificatesigningrequests
+  certificatesigningrequests,
+  selfsubjectreviews
 ]

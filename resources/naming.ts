@@ -149,8 +149,8 @@ export const GROUP_ALIASES: Readonly<Record<string, string>> = {
 }
 
 /**
- * Aliases discovery also announces: kubectl looks the upstream group's resource up in discovery
- * before it calls the typed client (`certificatesigningrequests.v1.certificates.k8s.io`).
+ * Aliases discovery also announces: `kubectl certificate approve|deny` resolves
+ * `certificatesigningrequests` through discovery and handles only objects of the upstream group.
  */
 export const DISCOVERED_ALIASES: readonly string[] = [upstreamGroup('certificates')]
 
