@@ -13,6 +13,8 @@ import clusterRoleAggregation from './clusterrole-aggregation.js'
 import storageProtectionController from './storage-protection.js'
 import ephemeralVolumeController from './ephemeral-volume.js'
 import csrSigning from './csr-signing.js'
+import csrApproving from './csr-approving.js'
+import csrCleaner from './csr-cleaner.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -39,6 +41,8 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'serviceaccount-token', plugin: serviceAccountTokenController, enabled: 'default', options: ctx => ({ caCertPem: ctx.rootCAPem }) },
   { name: 'root-ca-cert-publisher', plugin: rootCaPublisher, enabled: 'default', options: ctx => ctx.rootCAPem === undefined ? undefined : { caCertPem: ctx.rootCAPem } },
   { name: 'csrsigning', plugin: csrSigning, enabled: 'default', options: ctx => ctx.clusterSigning === undefined ? undefined : { signing: ctx.clusterSigning } },
+  { name: 'csrapproving', plugin: csrApproving, enabled: 'default' },
+  { name: 'csrcleaner', plugin: csrCleaner, enabled: 'default' },
   { name: 'system-namespaces', plugin: systemNamespaces, enabled: 'always' },
   { name: 'namespace', plugin: namespaceController, enabled: 'always' },
   { name: 'rbac-bootstrap', plugin: rbacBootstrap, enabled: 'always' },
