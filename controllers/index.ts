@@ -15,6 +15,7 @@ import ephemeralVolumeController from './ephemeral-volume.js'
 import csrSigning from './csr-signing.js'
 import csrApproving from './csr-approving.js'
 import csrCleaner from './csr-cleaner.js'
+import bootstrapSigner from './bootstrap-signer.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -43,6 +44,7 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'csrsigning', plugin: csrSigning, enabled: 'default', options: ctx => ctx.clusterSigning === undefined ? undefined : { signing: ctx.clusterSigning } },
   { name: 'csrapproving', plugin: csrApproving, enabled: 'default' },
   { name: 'csrcleaner', plugin: csrCleaner, enabled: 'default' },
+  { name: 'bootstrapsigner', plugin: bootstrapSigner, enabled: 'optional' },
   { name: 'system-namespaces', plugin: systemNamespaces, enabled: 'always' },
   { name: 'namespace', plugin: namespaceController, enabled: 'always' },
   { name: 'rbac-bootstrap', plugin: rbacBootstrap, enabled: 'always' },
