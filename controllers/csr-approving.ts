@@ -34,6 +34,8 @@ export default fp(async function csrApproving (fastify: FastifyInstance) {
     watch: () => [csrs()],
     async sync () {
       const store = csrs()
+      // A request changed under us is looked at again shortly, not at the next resync.
+      let again: number | undefined
       for (const item of store.cache.list(store.listPrefix(''))) {
         const csr = JSON.parse(item.json) as AnyObject
         if (csr.spec?.signerName !== SIGNERS.apiserverClientSvclet) continue
@@ -52,9 +54,10 @@ export default fp(async function csrApproving (fastify: FastifyInstance) {
             { ...CONTROLLER_WRITE, subresource: 'approval' }, controllerCaller(MANAGER))
         } catch (err) {
           if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err
+          if (err.code === 409) again = 100
         }
       }
-      return undefined
+      return again
     }
   })
 }, { name: 'controller:csrapproving', dependencies: ['rest', 'authz'] })

@@ -25,6 +25,8 @@ export default fp(async function csrSigning (fastify: FastifyInstance, opts: { s
     watch: () => [csrs()],
     async sync () {
       const store = csrs()
+      // A request changed under us is looked at again shortly, not at the next resync.
+      let again: number | undefined
       for (const item of store.cache.list(store.listPrefix(''))) {
         const csr = JSON.parse(item.json) as AnyObject
         if (!awaitsSigning(csr) || !signer.handles(csr.spec?.signerName)) continue
@@ -39,9 +41,10 @@ export default fp(async function csrSigning (fastify: FastifyInstance, opts: { s
             { ...CONTROLLER_WRITE, subresource: 'status' }, controllerCaller(MANAGER))
         } catch (err) {
           if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err
+          if (err.code === 409) again = 100
         }
       }
-      return undefined
+      return again
     }
   })
 }, { name: 'controller:csrsigning', dependencies: ['rest'] })

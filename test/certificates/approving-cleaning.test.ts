@@ -72,7 +72,10 @@ describe('auto-approval of node client certificates', () => {
     await app().request({ as: null, method: 'POST', url, headers: { authorization: `Bearer ${TOKEN}` }, payload: { metadata: { name: 'wrong' }, spec: { request: wrong.b64, signerName: NODE_SIGNER, usages: NODE_USAGES } } })
     // A later request is approved, so the controller has passed over these.
     await nodeRequest('later', 'system:node:n6', { authorization: `Bearer ${TOKEN}` })
-    await eventually(async () => assert.ok((await get('later')).status?.conditions))
+    await eventually(async () => {
+      const later = await get('later')
+      assert.ok(later.status?.conditions, JSON.stringify(later))
+    }, 30_000)
     for (const name of ['other-node', 'user', 'wrong']) {
       const c = await get(name)
       assert.ok(!c.status?.conditions?.some((x: { type: string }) => x.type === 'Approved'), name)
