@@ -8,6 +8,9 @@ import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
 import storageObjectInUseProtection from './storage-object-in-use-protection.js'
 import mutatingAdmissionWebhook from './webhooks/mutating.js'
 import validatingAdmissionWebhook from './webhooks/validating.js'
+import certificateApproval from './certificate-approval.js'
+import certificateSigning from './certificate-signing.js'
+import certificateSubjectRestriction from './certificate-subject-restriction.js'
 
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
@@ -15,6 +18,9 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   defaultStorageClass,
   persistentVolumeClaimResize,
   storageObjectInUseProtection,
+  certificateApproval,
+  certificateSigning,
+  certificateSubjectRestriction,
   // Last of the mutating and of the validating plugins, as in the reference server's order.
   mutatingAdmissionWebhook,
   validatingAdmissionWebhook

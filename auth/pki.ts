@@ -15,6 +15,7 @@ const subtle = nodeCrypto.webcrypto.subtle as unknown as SubtleCrypto
 
 export interface PkiPaths {
   caCert: string
+  caKey: string
   servingCert: string
   servingKey: string
   adminCert: string
@@ -26,6 +27,8 @@ export interface PkiPaths {
 
 export interface Pki {
   caCertPem: string
+  /** The CA's private key, PEM: the default cluster signing key. */
+  caKeyPem: string
   servingCertPem: string
   servingKeyPem: string
   adminCertPem: string
@@ -62,7 +65,7 @@ const RSA_SA_KEYGEN: RsaHashedKeyGenParams = {
 const KEY_MODE = 0o600
 const CERT_MODE = 0o644
 
-interface SigningKey {
+export interface SigningKey {
   key: CryptoKey
   algorithm: Algorithm | EcdsaParams
 }
@@ -79,6 +82,7 @@ export async function ensureCertificates(dataDir: string, opts: EnsureCertificat
   const caKeyPath = join(pkiDir, 'ca.key')
   const paths: PkiPaths = {
     caCert: join(pkiDir, 'ca.crt'),
+    caKey: caKeyPath,
     servingCert: join(pkiDir, 'apiserver.crt'),
     servingKey: join(pkiDir, 'apiserver.key'),
     adminCert: join(pkiDir, 'admin.crt'),
@@ -129,10 +133,11 @@ export async function ensureCertificates(dataDir: string, opts: EnsureCertificat
     await writePem(paths.serviceAccountPublicKey, publicPem, CERT_MODE)
   }
 
-  const [caCertPem, servingCertPem, servingKeyPem, adminCertPem, adminKeyPem, serviceAccountKeyPem, serviceAccountPublicKeyPem] =
+  const [caCertPem, caKeyPem, servingCertPem, servingKeyPem, adminCertPem, adminKeyPem, serviceAccountKeyPem, serviceAccountPublicKeyPem] =
     await Promise.all(
       [
         paths.caCert,
+        paths.caKey,
         paths.servingCert,
         paths.servingKey,
         paths.adminCert,
@@ -144,6 +149,7 @@ export async function ensureCertificates(dataDir: string, opts: EnsureCertificat
 
   return {
     caCertPem,
+    caKeyPem,
     servingCertPem,
     servingKeyPem,
     adminCertPem,
@@ -291,7 +297,7 @@ async function createLeaf(
 }
 
 // An operator may drop in their own CA key, which need not be P-256, so the algorithm is read from the key.
-async function importSigningKey(pem: string): Promise<SigningKey> {
+export async function importSigningKey(pem: string): Promise<SigningKey> {
   const keyObject = nodeCrypto.createPrivateKey(pem)
   const der = keyObject.export({ type: 'pkcs8', format: 'der' })
   const type = keyObject.asymmetricKeyType

@@ -12,7 +12,7 @@ const read = (flag: string, path: string): string => {
   }
 }
 
-export function authOptions (f: Flags, generated: { serviceAccountKeyPem: string, caCertPem: string }): Partial<AppOptions> {
+export function authOptions (f: Flags, generated: { serviceAccountKeyPem: string, caCertPem: string, caKeyPem: string }): Partial<AppOptions> {
   const o: Partial<AppOptions> = {
     apiAudiences: f.apiAudiences,
     enableBootstrapTokenAuth: f.enableBootstrapTokenAuth,
@@ -24,6 +24,14 @@ export function authOptions (f: Flags, generated: { serviceAccountKeyPem: string
       signingKeyPem: f.serviceAccountSigningKeyFile === undefined ? generated.serviceAccountKeyPem : read('service-account-signing-key-file', f.serviceAccountSigningKeyFile),
       verifyKeyPems: f.serviceAccountKeyFiles.map(p => read('service-account-key-file', p))
     }
+  }
+  if ((f.clusterSigningCertFile === undefined) !== (f.clusterSigningKeyFile === undefined)) {
+    throw new Error('--cluster-signing-cert-file and --cluster-signing-key-file must be set together')
+  }
+  o.clusterSigning = {
+    certPem: f.clusterSigningCertFile === undefined ? generated.caCertPem : read('cluster-signing-cert-file', f.clusterSigningCertFile),
+    keyPem: f.clusterSigningKeyFile === undefined ? generated.caKeyPem : read('cluster-signing-key-file', f.clusterSigningKeyFile),
+    durationMs: f.clusterSigningDurationMs
   }
   if (f.oidcIssuerUrl !== undefined) {
     if (f.oidcClientId === undefined) throw new Error('--oidc-client-id is required with --oidc-issuer-url')

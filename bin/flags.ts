@@ -63,6 +63,9 @@ export interface Flags {
   leaderElectResourceNamespace?: string
   leaderElectResourceName?: string
   shutdownWatchTerminationGracePeriodMs: number
+  clusterSigningCertFile?: string
+  clusterSigningKeyFile?: string
+  clusterSigningDurationMs: number
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -133,7 +136,8 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     leaderElectLeaseDurationMs: 15_000,
     leaderElectRenewDeadlineMs: 10_000,
     leaderElectRetryPeriodMs: 2_000,
-    shutdownWatchTerminationGracePeriodMs: 0
+    shutdownWatchTerminationGracePeriodMs: 0,
+    clusterSigningDurationMs: 8760 * 3_600_000
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -229,6 +233,9 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'leader-elect-resource-namespace': f.leaderElectResourceNamespace = value; break
       case 'leader-elect-resource-name': f.leaderElectResourceName = value; break
       case 'shutdown-watch-termination-grace-period': f.shutdownWatchTerminationGracePeriodMs = parseDuration(value); break
+      case 'cluster-signing-cert-file': f.clusterSigningCertFile = value; break
+      case 'cluster-signing-key-file': f.clusterSigningKeyFile = value; break
+      case 'cluster-signing-duration': f.clusterSigningDurationMs = parseDuration(value); break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

@@ -17,11 +17,18 @@ import clusterRoleAggregation from './clusterrole-aggregation.js'
 import storageProtectionController from './storage-protection.js'
 import ephemeralVolumeController from './ephemeral-volume.js'
 import garbageCollector from './garbage-collector.js'
+import csrSigning from './csr-signing.js'
+import csrApproving from './csr-approving.js'
+import csrCleaner from './csr-cleaner.js'
+import bootstrapSigner from './bootstrap-signer.js'
+import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
 export interface ControllerContext {
   /** The CA clients of this server trust. */
   rootCAPem?: string
+  /** The CA that signs approved certificate requests of the built-in signers. */
+  clusterSigning?: ClusterSigningOptions
 }
 
 export interface ControllerEntry {
@@ -39,6 +46,10 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'serviceaccount', plugin: serviceAccountController, enabled: 'default' },
   { name: 'serviceaccount-token', plugin: serviceAccountTokenController, enabled: 'default', options: ctx => ({ caCertPem: ctx.rootCAPem }) },
   { name: 'root-ca-cert-publisher', plugin: rootCaPublisher, enabled: 'default', options: ctx => ctx.rootCAPem === undefined ? undefined : { caCertPem: ctx.rootCAPem } },
+  { name: 'csrsigning', plugin: csrSigning, enabled: 'default', options: ctx => ctx.clusterSigning === undefined ? undefined : { signing: ctx.clusterSigning } },
+  { name: 'csrapproving', plugin: csrApproving, enabled: 'default' },
+  { name: 'csrcleaner', plugin: csrCleaner, enabled: 'default' },
+  { name: 'bootstrapsigner', plugin: bootstrapSigner, enabled: 'optional' },
   { name: 'system-namespaces', plugin: systemNamespaces, enabled: 'always' },
   { name: 'namespace', plugin: namespaceController, enabled: 'always' },
   { name: 'rbac-bootstrap', plugin: rbacBootstrap, enabled: 'always' },

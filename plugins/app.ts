@@ -44,6 +44,7 @@ import requestHeader, { type RequestHeaderOptions } from '../auth/authenticators
 import clusterIdentity from '../auth/cluster-identity.js'
 import { generateKeyPairSync } from 'node:crypto'
 import { RESOURCES } from '../resources/index.js'
+import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 import type { Resource } from '../resources/define.js'
 
 export interface AppOptions {
@@ -80,6 +81,8 @@ export interface AppOptions {
   serviceAccounts?: ServiceAccountOptions
   /** The CA clients of this server trust: ca.crt of token secrets and of the root CA ConfigMap. */
   rootCAPem?: string
+  /** --cluster-signing-*: the CA (default the generated one) that signs approved certificate requests. */
+  clusterSigning?: ClusterSigningOptions
   /** --oidc-* flags; OpenID Connect is on when issuerUrl is set. */
   oidc?: OidcOptions
   /** --authentication-token-webhook-* flags. */
@@ -220,7 +223,7 @@ async function registerTheRest (app: FastifyInstance, opts: AppOptions): Promise
   checkControllerNames(opts.controllers)
   for (const c of CONTROLLERS) {
     if (!controllerEnabled(c, opts.controllers)) continue
-    const options = c.options === undefined ? {} : c.options({ rootCAPem: opts.rootCAPem })
+    const options = c.options === undefined ? {} : c.options({ rootCAPem: opts.rootCAPem, clusterSigning: opts.clusterSigning })
     if (options !== undefined) await app.register(c.plugin, options)
   }
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.

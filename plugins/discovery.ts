@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { pathNotFound } from '../resources/status.js'
 import type { Resource } from '../resources/define.js'
+import { canonicalGroup, DISCOVERED_ALIASES } from '../resources/naming.js'
 import { sendDocument } from './rest/encode.js'
 import { negotiate } from './rest/negotiation.js'
 import { wantsPretty } from './rest/options.js'
@@ -26,8 +27,21 @@ function apiResources (resources: Resource[]) {
   return out
 }
 
+/**
+ * The kinds of the groups some clients look up by their upstream names, announced again under
+ * those names, ahead of ours: kubectl resolves a plain plural to the first group that serves it,
+ * and `kubectl certificate approve` takes only objects of the upstream group. Short names stay
+ * with our group.
+ */
+function withAliases (resources: Resource[]): Resource[] {
+  const aliases = DISCOVERED_ALIASES.flatMap(alias => resources
+    .filter(r => r.group === canonicalGroup(alias))
+    .map(r => ({ ...r, group: alias, apiVersion: `${alias}/${r.version}`, shortNames: undefined, categories: undefined })))
+  return [...aliases, ...resources]
+}
+
 export default fp(async function discovery (fastify: FastifyInstance) {
-  const resources = (): Resource[] => fastify.resources.served()
+  const resources = (): Resource[] => withAliases(fastify.resources.served())
   const groups = (): Map<string, string[]> => {
     const m = new Map<string, string[]>()
     for (const r of resources()) {

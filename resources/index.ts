@@ -25,6 +25,8 @@ import serviceaccounts from './serviceaccounts.js'
 import mutatingwebhookconfigurations from './mutatingwebhookconfigurations.js'
 import validatingwebhookconfigurations from './validatingwebhookconfigurations.js'
 import leases from './leases.js'
+import certificatesigningrequests from './certificatesigningrequests.js'
+import selfsubjectreviews from './selfsubjectreviews.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -51,5 +53,7 @@ export const RESOURCES: readonly Resource[] = [
   serviceaccounts,
   mutatingwebhookconfigurations,
   validatingwebhookconfigurations,
-  leases
+  leases,
+  certificatesigningrequests,
+  selfsubjectreviews
 ]

@@ -91,10 +91,18 @@ export const SECRET_TYPES = {
   tls: `${GROUP_SUFFIX}/tls`
 } as const
 
+/** The built-in certificate signers (the spec's names: the node agent is the `svclet`). */
 export const SIGNERS = {
   apiserverClient: `${GROUP_SUFFIX}/${VENDOR}-apiserver-client`,
-  apiserverClientKubelet: `${GROUP_SUFFIX}/${VENDOR}-apiserver-client-kubelet`,
-  kubeletServing: `${GROUP_SUFFIX}/kubelet-serving`
+  apiserverClientSvclet: `${GROUP_SUFFIX}/${VENDOR}-apiserver-client-${VENDOR}let`,
+  svcletServing: `${GROUP_SUFFIX}/${VENDOR}let-serving`,
+  legacyUnknown: `${GROUP_SUFFIX}/legacy-unknown`
+} as const
+
+/** Node identities: a node's certificate names `system:node:<name>` in `system:nodes`. */
+export const NODES = {
+  userPrefix: 'system:node:',
+  group: 'system:nodes'
 } as const
 
 /** The channel the store NOTIFYs on after each write transaction. */
@@ -142,8 +150,17 @@ export const RBAC = {
 export const GROUP_ALIASES: Readonly<Record<string, string>> = {
   [upstreamGroup('authorization')]: GROUPS.authorization,
   // kubectl create role/rolebinding/clusterrole/clusterrolebinding use typed upstream clients.
-  [upstreamGroup('rbac.authorization')]: GROUPS.rbac
+  [upstreamGroup('rbac.authorization')]: GROUPS.rbac,
+  // kubectl certificate approve|deny and kubectl auth whoami use typed upstream clients.
+  [upstreamGroup('certificates')]: GROUPS.certificates,
+  [upstreamGroup('authentication')]: GROUPS.authentication
 }
+
+/**
+ * Aliases discovery also announces: `kubectl certificate approve|deny` resolves
+ * `certificatesigningrequests` through discovery and handles only objects of the upstream group.
+ */
+export const DISCOVERED_ALIASES: readonly string[] = [upstreamGroup('certificates')]
 
 /** Our name of a group a client may spell the upstream way (roleRef.apiGroup from kubectl). */
 export const canonicalGroup = (name: string): string => GROUP_ALIASES[name] ?? name

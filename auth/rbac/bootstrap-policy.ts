@@ -1,7 +1,7 @@
 // The default roles and bindings every cluster has, as the reference server's bootstrap policy
 // defines them (for the kinds and endpoints this server has, plus the common workload kinds).
 import type { AnyObject } from '../../resources/define.js'
-import { GROUPS, group, LABELS, RBAC } from '../../resources/naming.js'
+import { CONTROLLER_USER, GROUPS, group, LABELS, RBAC, SIGNERS } from '../../resources/naming.js'
 import { AUTHENTICATED_GROUP, PRIVILEGED_GROUP } from '../../resources/user-info.js'
 import { UNAUTHENTICATED_GROUP } from '../authenticators/anonymous.js'
 import type { PolicyRule } from './rules.js'
@@ -15,6 +15,7 @@ const NODE_GROUP = 'system:nodes'
 const BOOTSTRAPPERS_GROUP = 'system:bootstrappers'
 const MONITORING_GROUP = 'system:monitoring'
 const CSR_ROLE = (usage: string): string => `system:${GROUPS.certificates}:certificatesigningrequests:${usage}`
+const CERTIFICATE_CONTROLLER_ROLE = 'system:controller:certificate-controller'
 const WORKLOAD_GROUPS = ['apps', 'batch', 'autoscaling', 'policy', group('networking'), group('discovery')]
 
 const aggregated = (role: 'admin' | 'edit' | 'view'): AnyObject => ({
@@ -116,7 +117,18 @@ export const DEFAULT_CLUSTER_ROLES: readonly DefaultClusterRole[] = [
   },
   { name: 'system:node-bootstrapper', rules: [rule(['create', 'get', 'list', 'watch'], [GROUPS.certificates], ['certificatesigningrequests'])] },
   { name: CSR_ROLE('nodeclient'), rules: [rule(['create'], [GROUPS.certificates], ['certificatesigningrequests/nodeclient'])] },
-  { name: CSR_ROLE('selfnodeclient'), rules: [rule(['create'], [GROUPS.certificates], ['certificatesigningrequests/selfnodeclient'])] }
+  { name: CSR_ROLE('selfnodeclient'), rules: [rule(['create'], [GROUPS.certificates], ['certificatesigningrequests/selfnodeclient'])] },
+  {
+    // The in-process certificate controllers (signing, auto-approval, cleaning) act as the controller manager.
+    name: CERTIFICATE_CONTROLLER_ROLE,
+    rules: [
+      rule(['delete', 'get', 'list', 'watch'], [GROUPS.certificates], ['certificatesigningrequests']),
+      rule(['update'], [GROUPS.certificates], ['certificatesigningrequests/approval', 'certificatesigningrequests/status']),
+      { verbs: ['approve'], apiGroups: [GROUPS.certificates], resources: ['signers'], resourceNames: [SIGNERS.apiserverClientSvclet] },
+      { verbs: ['sign'], apiGroups: [GROUPS.certificates], resources: ['signers'], resourceNames: [SIGNERS.apiserverClient, SIGNERS.apiserverClientSvclet, SIGNERS.svcletServing] },
+      rule(['create'], [GROUPS.authorization], ['subjectaccessreviews'])
+    ]
+  }
 ]
 
 export interface DefaultClusterRoleBinding { name: string, role: string, groups?: string[], users?: string[] }
@@ -131,7 +143,8 @@ export const DEFAULT_CLUSTER_ROLE_BINDINGS: readonly DefaultClusterRoleBinding[]
   { name: 'system:node', role: 'system:node' },
   { name: 'system:node-bootstrapper', role: 'system:node-bootstrapper', groups: [BOOTSTRAPPERS_GROUP] },
   { name: CSR_ROLE('nodeclient'), role: CSR_ROLE('nodeclient'), groups: [BOOTSTRAPPERS_GROUP] },
-  { name: CSR_ROLE('selfnodeclient'), role: CSR_ROLE('selfnodeclient'), groups: [NODE_GROUP] }
+  { name: CSR_ROLE('selfnodeclient'), role: CSR_ROLE('selfnodeclient'), groups: [NODE_GROUP] },
+  { name: CERTIFICATE_CONTROLLER_ROLE, role: CERTIFICATE_CONTROLLER_ROLE, users: [CONTROLLER_USER.username] }
 ]
 
 const metadata = (name: string, labels: Record<string, string> = {}): AnyObject => ({

@@ -1,5 +1,6 @@
 // Table representation (kubectl get): the kind's columns, or Name and Created At.
 import type { AnyObject, Column, Resource } from '../../resources/define.js'
+import { humanDuration } from '../../resources/duration.js'
 
 export interface ColumnDefinition { name: string, type: string, format: string, description: string, priority: number }
 export interface TableRow { cells: unknown[], object?: unknown }
@@ -9,22 +10,7 @@ const NAME_COLUMN: ColumnDefinition = { name: 'Name', type: 'string', format: 'n
 const CREATED_AT: ColumnDefinition = { name: 'Created At', type: 'date', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0 }
 const AGE: ColumnDefinition = { name: 'Age', type: 'string', format: '', description: CREATED_AT.description, priority: 0 }
 
-/** k8s HumanDuration: "45s", "5m", "3h", "2d", "3y". */
-export function humanDuration (ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000))
-  if (s < 120) return `${s}s`
-  const m = Math.floor(s / 60)
-  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`
-  if (m < 180) return `${m}m`
-  const h = Math.floor(m / 60)
-  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`
-  if (h < 48) return `${h}h`
-  const d = Math.floor(h / 24)
-  if (h < 24 * 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`
-  if (d < 365 * 2) return `${d}d`
-  if (d < 365 * 8) return `${Math.floor(d / 365)}y${d % 365}d`
-  return `${Math.floor(d / 365)}y`
-}
+export { humanDuration }
 
 export const age = (timestamp: string | undefined | null): string =>
   timestamp === undefined || timestamp === null ? '<unknown>' : humanDuration(Date.now() - Date.parse(timestamp))
