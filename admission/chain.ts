@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject, Resource } from '../resources/define.js'
 import type { UserInfo } from '../resources/user-info.js'
+import { checkPluginNames } from './plugin-names.js'
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'
 
@@ -74,6 +75,7 @@ declare module 'fastify' {
 }
 
 export default fp(async function admission (fastify: FastifyInstance, opts: AdmissionOptions) {
+  checkPluginNames(opts)
   const wanted = new Set([...DEFAULT_ENABLED, ...(opts.enable ?? [])])
   for (const name of opts.disable ?? []) wanted.delete(name)
   const plugins: AdmissionPlugin[] = []

@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import namespaceLifecycle from './namespace-lifecycle.js'
 import rbacEscalation from './rbac-escalation.js'
+import serviceAccount from './service-account.js'
 import defaultStorageClass from './default-storage-class.js'
 import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
 import storageObjectInUseProtection from './storage-object-in-use-protection.js'
@@ -10,6 +11,7 @@ import storageObjectInUseProtection from './storage-object-in-use-protection.js'
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   rbacEscalation,
+  serviceAccount,
   defaultStorageClass,
   persistentVolumeClaimResize,
   storageObjectInUseProtection

@@ -1,4 +1,5 @@
 // Command-line flags, named as the reference server names them.
+import { checkPluginNames } from '../admission/plugin-names.js'
 export interface Flags {
   securePort: number
   bindAddress: string
@@ -176,5 +177,6 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       default: throw new Error(`unknown flag: --${name}`)
     }
   }
+  checkPluginNames({ enable: f.enableAdmissionPlugins, disable: f.disableAdmissionPlugins })
   return f
 }

@@ -179,3 +179,15 @@ export const IMPERSONATE_HEADERS = {
   uid: 'impersonate-uid',
   extraPrefix: 'impersonate-extra-'
 } as const
+
+/** What the ServiceAccount admission plugin adds to pods: the token volume and where it is mounted. */
+export const POD_SERVICE_ACCOUNT = {
+  /** The projected volume is named this prefix plus five random characters. */
+  volumePrefix: `${VENDOR}-api-access-`,
+  mountPath: `/var/run/secrets/${GROUP_SUFFIX}/serviceaccount`,
+  /** `true` on an account checks that its pods use only the secrets it lists. */
+  enforceMountableSecrets: `${GROUP_SUFFIX}/enforce-mountable-secrets`
+} as const
+
+/** Marks a pod the node agent mirrors from a static manifest. */
+export const MIRROR_POD_ANNOTATION = `${GROUP_SUFFIX}/config.mirror`
