@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import namespaceLifecycle from './namespace-lifecycle.js'
 import rbacEscalation from './rbac-escalation.js'
 import serviceAccount from './service-account.js'
+import priority from './priority.js'
 import defaultStorageClass from './default-storage-class.js'
 import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
 import storageObjectInUseProtection from './storage-object-in-use-protection.js'
@@ -12,6 +13,7 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   rbacEscalation,
   serviceAccount,
+  priority,
   defaultStorageClass,
   persistentVolumeClaimResize,
   storageObjectInUseProtection

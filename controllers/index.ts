@@ -7,6 +7,7 @@ import serviceAccountController from './serviceaccounts.js'
 import serviceAccountTokenController from './serviceaccount-tokens.js'
 import rootCaPublisher from './root-ca-publisher.js'
 import systemNamespaces from './system-namespaces.js'
+import systemPriorityClasses from './system-priority-classes.js'
 import namespaceController from './namespace.js'
 import rbacBootstrap from './rbac-bootstrap.js'
 import clusterRoleAggregation from './clusterrole-aggregation.js'
@@ -35,6 +36,7 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'serviceaccount-token', plugin: serviceAccountTokenController, enabled: 'default', options: ctx => ({ caCertPem: ctx.rootCAPem }) },
   { name: 'root-ca-cert-publisher', plugin: rootCaPublisher, enabled: 'default', options: ctx => ctx.rootCAPem === undefined ? undefined : { caCertPem: ctx.rootCAPem } },
   { name: 'system-namespaces', plugin: systemNamespaces, enabled: 'always' },
+  { name: 'system-priority-classes', plugin: systemPriorityClasses, enabled: 'always' },
   { name: 'namespace', plugin: namespaceController, enabled: 'always' },
   { name: 'rbac-bootstrap', plugin: rbacBootstrap, enabled: 'always' },
   { name: 'clusterrole-aggregation', plugin: clusterRoleAggregation, enabled: 'always' },

@@ -22,6 +22,7 @@ import csidrivers from './csidrivers.js'
 import csinodes from './csinodes.js'
 import csistoragecapacities from './csistoragecapacities.js'
 import serviceaccounts from './serviceaccounts.js'
+import priorityclasses from './priorityclasses.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -45,5 +46,6 @@ export const RESOURCES: readonly Resource[] = [
   csidrivers,
   csinodes,
   csistoragecapacities,
-  serviceaccounts
+  serviceaccounts,
+  priorityclasses
 ]

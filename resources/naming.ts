@@ -23,7 +23,8 @@ export const GROUPS = {
   apiserverConfig: group('apiserver.config'),
   clientAuthentication: group('client.authentication'),
   imagepolicy: group('imagepolicy'),
-  bootstrap: group('bootstrap')
+  bootstrap: group('bootstrap'),
+  scheduling: group('scheduling')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */

@@ -1,5 +1,5 @@
 // A pod as a kubectl user makes it, against the real server process: the admission plugins of
-// the default set fill in the account, its token volume and mounts; unknown plugin names stop
+// the default set fill in the account, its token volume and mounts, and the priority; unknown plugin names stop
 // start-up in a sentence.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -21,7 +21,7 @@ const kubectl = (config: string, ...args: string[]): Promise<Run> => new Promise
 })
 
 describe('pod admission with kubectl', { skip: existsSync(KUBECTL) ? false : `${KUBECTL} is not installed` }, () => {
-  it('kubectl run gets a pod with the default account and its projected token volume', async (t) => {
+  it('kubectl run gets a pod with the default account, its projected token volume and priority 0; a system class gives its priority', async (t) => {
     const server = await startServer(t)
     const run = await kubectl(server.kubeconfig, 'run', 'web', '--image=nginx:1.27', '--restart=Never')
     assert.equal(run.code, 0, run.stderr)
@@ -35,6 +35,17 @@ describe('pod admission with kubectl', { skip: existsSync(KUBECTL) ? false : `${
     assert.equal(volume.projected.sources[0].serviceAccountToken.expirationSeconds, 3607)
     assert.equal(volume.projected.sources[1].configMap.name, ROOT_CA_CONFIGMAP)
     assert.deepEqual(pod.spec.containers[0].volumeMounts, [{ name: volume.name, mountPath: POD_SERVICE_ACCOUNT.mountPath, readOnly: true }])
+    assert.equal(pod.spec.priority, 0)
+    assert.equal(pod.spec.preemptionPolicy, 'PreemptLowerPriority')
+
+    const classes = await kubectl(server.kubeconfig, 'get', 'priorityclasses')
+    assert.equal(classes.code, 0, classes.stderr)
+    assert.match(classes.stdout, /^NAME\s+VALUE\s+GLOBAL-DEFAULT\s+AGE\s+PREEMPTIONPOLICY\n/)
+    assert.match(classes.stdout, /system-node-critical\s+2000001000\s+false\s+\S+\s+PreemptLowerPriority/)
+    const critical = await kubectl(server.kubeconfig, 'run', 'critical', '--image=nginx:1.27', '--restart=Never', '--overrides={"spec":{"priorityClassName":"system-cluster-critical"}}')
+    assert.equal(critical.code, 0, critical.stderr)
+    const criticalPod = parse((await kubectl(server.kubeconfig, 'get', 'pod', 'critical', '-o', 'yaml')).stdout)
+    assert.equal(criticalPod.spec.priority, 2000000000)
 
     const missing = await kubectl(server.kubeconfig, 'run', 'lost', '--image=nginx:1.27', '--overrides={"spec":{"serviceAccountName":"nobody"}}')
     assert.notEqual(missing.code, 0)
