@@ -31,7 +31,7 @@ describe('PriorityClass and Priority admission', () => {
     assertInvalid(await createClass({ metadata: { name: 'odd' }, value: 1, preemptionPolicy: 'Sometimes' }), 'preemptionPolicy', 'FieldValueNotSupported')
     const high = await createClass({ metadata: { name: 'high' }, value: 1000, preemptionPolicy: 'Never', description: 'important' })
     assert.equal(high.statusCode, 201, high.body)
-    const changed = await app().request({ method: 'PUT', url: `${classes}/high`, payload: { ...high.json(), value: 2000 } })
+    const changed = await app().request({ method: 'PUT', url: `${classes}/high`, payload: { ...(high.json() as Record<string, unknown>), value: 2000 } })
     assertInvalid(changed, 'value', 'FieldValueForbidden', 'may not be changed in an update.')
   })
 
