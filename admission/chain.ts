@@ -52,6 +52,8 @@ export interface AdmissionChain {
   mutate (a: AdmissionAttributes): Promise<void>
   validate (a: AdmissionAttributes): Promise<void>
   enabled (): string[]
+  /** The options the chain was built with, for plugins that take settings from flags. */
+  readonly options: AdmissionOptions
 }
 
 export interface AdmissionOptions {
@@ -59,6 +61,10 @@ export interface AdmissionOptions {
   enable?: string[]
   /** --disable-admission-plugins: removed even when on by default. */
   disable?: string[]
+  /** --default-not-ready-toleration-seconds (DefaultTolerationSeconds; 300 when unset). */
+  defaultNotReadyTolerationSeconds?: number
+  /** --default-unreachable-toleration-seconds (DefaultTolerationSeconds; 300 when unset). */
+  defaultUnreachableTolerationSeconds?: number
 }
 
 /** Plugins on by default, as the reference server has them (those this server implements register themselves). */
@@ -87,7 +93,8 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
     async validate (a) {
       for (const p of plugins) if (p.validate !== undefined && p.handles(a)) await p.validate(a)
     },
-    enabled: () => plugins.map(p => p.name)
+    enabled: () => plugins.map(p => p.name),
+    options: opts
   }
   fastify.decorate('admission', chain)
 }, { name: 'admission' })

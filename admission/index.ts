@@ -2,9 +2,11 @@
 // Fastify plugin that adds itself to `fastify.admission`; the flags decide which ones run.
 import type { FastifyPluginAsync } from 'fastify'
 import namespaceLifecycle from './namespace-lifecycle.js'
+import alwaysPullImages from './always-pull-images.js'
 import rbacEscalation from './rbac-escalation.js'
 import serviceAccount from './service-account.js'
 import priority from './priority.js'
+import defaultTolerationSeconds from './default-toleration-seconds.js'
 import defaultStorageClass from './default-storage-class.js'
 import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
 import storageObjectInUseProtection from './storage-object-in-use-protection.js'
@@ -13,7 +15,9 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   rbacEscalation,
   serviceAccount,
+  alwaysPullImages,
   priority,
+  defaultTolerationSeconds,
   defaultStorageClass,
   persistentVolumeClaimResize,
   storageObjectInUseProtection

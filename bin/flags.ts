@@ -9,6 +9,8 @@ export interface Flags {
   shutdownDelayMs: number
   enableAdmissionPlugins: string[]
   disableAdmissionPlugins: string[]
+  defaultNotReadyTolerationSeconds?: number
+  defaultUnreachableTolerationSeconds?: number
   authorizationModes: string[]
   tokenAuthFile?: string
   anonymousAuth: boolean
@@ -73,6 +75,13 @@ const bool = (name: string, v: string): boolean => {
 
 const BOOLEAN_FLAGS = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'service-account-lookup'])
 
+/** A whole number of seconds, as the toleration flags take it. */
+function seconds (name: string, value: string): number {
+  const n = Number(value)
+  if (value === '' || !Number.isSafeInteger(n) || n < 0) throw new Error(`invalid --${name} "${value}": a whole number of seconds is needed`)
+  return n
+}
+
 export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env): Flags {
   const f: Flags = {
     securePort: 6443,
@@ -123,6 +132,8 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'shutdown-delay-duration': f.shutdownDelayMs = parseDuration(value); break
       case 'enable-admission-plugins': f.enableAdmissionPlugins = list(value); break
       case 'disable-admission-plugins': f.disableAdmissionPlugins = list(value); break
+      case 'default-not-ready-toleration-seconds': f.defaultNotReadyTolerationSeconds = seconds(name, value); break
+      case 'default-unreachable-toleration-seconds': f.defaultUnreachableTolerationSeconds = seconds(name, value); break
       case 'authorization-mode': f.authorizationModes = list(value); break
       case 'token-auth-file': f.tokenAuthFile = value; break
       case 'anonymous-auth': f.anonymousAuth = bool(name, value); break

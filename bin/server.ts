@@ -91,7 +91,12 @@ async function main (): Promise<void> {
             authorizedTtlMs: flags.authorizationWebhookCacheAuthorizedTtlMs,
             unauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs
           },
-      admission: { enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins },
+      admission: {
+        enable: flags.enableAdmissionPlugins,
+        disable: flags.disableAdmissionPlugins,
+        defaultNotReadyTolerationSeconds: flags.defaultNotReadyTolerationSeconds,
+        defaultUnreachableTolerationSeconds: flags.defaultUnreachableTolerationSeconds
+      },
       ...authOptions(flags, pki)
     })
     await app.listen({ port: flags.securePort, host: flags.bindAddress })

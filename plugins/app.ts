@@ -22,7 +22,7 @@ import nodeAuthorizer from '../auth/authorizers/node.js'
 import abacAuthorizer from '../auth/authorizers/abac.js'
 import webhookAuthorizer, { type WebhookAuthorizerOptions } from '../auth/authorizers/webhook.js'
 import rbacResolver from '../auth/rbac/resolver.js'
-import admission from '../admission/chain.js'
+import admission, { type AdmissionOptions } from '../admission/chain.js'
 import { ADMISSION_PLUGINS } from '../admission/index.js'
 import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
 import bootstrapToken from '../auth/authenticators/bootstrap-token.js'
@@ -57,7 +57,8 @@ export interface AppOptions {
   authorizationPolicyFile?: string
   /** --authorization-webhook-* (Webhook mode). */
   authorizationWebhook?: WebhookAuthorizerOptions
-  admission?: { enable?: string[], disable?: string[] }
+  /** --enable/--disable-admission-plugins and the plugins' own flags. */
+  admission?: AdmissionOptions
   bookmarkIntervalMs?: number
   /** Unsent watch output at which a slow client's stream is closed (default 16 MiB). */
   watchMaxBufferedBytes?: number

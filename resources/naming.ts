@@ -192,3 +192,9 @@ export const POD_SERVICE_ACCOUNT = {
 
 /** Marks a pod the node agent mirrors from a static manifest. */
 export const MIRROR_POD_ANNOTATION = `${GROUP_SUFFIX}/config.mirror`
+
+/** Taints the node lifecycle puts on nodes that are not ready or cannot be reached. */
+export const NODE_TAINTS = {
+  notReady: `node.${GROUP_SUFFIX}/not-ready`,
+  unreachable: `node.${GROUP_SUFFIX}/unreachable`
+} as const

@@ -24,8 +24,8 @@ const cases: Case[] = [
 ]
 
 describe('pods', () => {
-  // The kind's own rules: accounts these pods name need not exist (test/admission covers that).
-  const app = suiteApp({ admission: { disable: ['ServiceAccount'] } })
+  // The kind's own rules: accounts and classes these pods name need not exist (test/admission covers those).
+  const app = suiteApp({ admission: { disable: ['ServiceAccount', 'Priority'] } })
   let n = 0
   for (const c of cases) {
     it(`${c.field === undefined ? 'accepts' : 'rejects'} ${c.name}`, async () => {
