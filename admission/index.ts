@@ -2,9 +2,11 @@
 // Fastify plugin that adds itself to `fastify.admission`; the flags decide which ones run.
 import type { FastifyPluginAsync } from 'fastify'
 import namespaceLifecycle from './namespace-lifecycle.js'
+import limitPodHardAntiAffinityTopology from './limit-pod-hard-anti-affinity-topology.js'
 import alwaysPullImages from './always-pull-images.js'
 import rbacEscalation from './rbac-escalation.js'
 import serviceAccount from './service-account.js'
+import taintNodesByCondition from './taint-nodes-by-condition.js'
 import priority from './priority.js'
 import defaultTolerationSeconds from './default-toleration-seconds.js'
 import defaultStorageClass from './default-storage-class.js'
@@ -14,7 +16,9 @@ import storageObjectInUseProtection from './storage-object-in-use-protection.js'
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   rbacEscalation,
+  limitPodHardAntiAffinityTopology,
   serviceAccount,
+  taintNodesByCondition,
   alwaysPullImages,
   priority,
   defaultTolerationSeconds,

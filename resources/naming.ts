@@ -198,3 +198,6 @@ export const NODE_TAINTS = {
   notReady: `node.${GROUP_SUFFIX}/not-ready`,
   unreachable: `node.${GROUP_SUFFIX}/unreachable`
 } as const
+
+/** The label every node carries with its host name (the only pod anti-affinity topology LimitPodHardAntiAffinityTopology allows). */
+export const HOSTNAME_LABEL = `${GROUP_SUFFIX}/hostname`
