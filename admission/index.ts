@@ -9,6 +9,7 @@ import serviceAccount from './service-account.js'
 import taintNodesByCondition from './taint-nodes-by-condition.js'
 import priority from './priority.js'
 import defaultTolerationSeconds from './default-toleration-seconds.js'
+import extendedResourceToleration from './extended-resource-toleration.js'
 import defaultStorageClass from './default-storage-class.js'
 import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
 import storageObjectInUseProtection from './storage-object-in-use-protection.js'
@@ -22,6 +23,7 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   alwaysPullImages,
   priority,
   defaultTolerationSeconds,
+  extendedResourceToleration,
   defaultStorageClass,
   persistentVolumeClaimResize,
   storageObjectInUseProtection

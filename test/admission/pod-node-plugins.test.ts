@@ -1,4 +1,5 @@
-// TaintNodesByCondition (on by default), LimitPodHardAntiAffinityTopology (off by default), and
+// TaintNodesByCondition (on by default), LimitPodHardAntiAffinityTopology and
+// ExtendedResourceToleration (off by default), and
 // the chain: the default set is the spec's list, the plugins run in the reference server's order.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -45,6 +46,31 @@ describe('LimitPodHardAntiAffinityTopology', () => {
   })
 })
 
+describe('ExtendedResourceToleration', () => {
+  it('when enabled, tolerates the NoSchedule taint of each extended resource the containers request', async (t) => {
+    const { request } = await buildTestApp(t, { admission: { enable: ['ExtendedResourceToleration'] } })
+    const gpu = { requests: { 'example.com/gpu': '1', cpu: '1' }, limits: { 'example.com/gpu': '1' } }
+    const fpga = { requests: { 'acme.io/fpga': '2' }, limits: { 'acme.io/fpga': '2' } }
+    const res = await request({
+      method: 'POST',
+      url: pods,
+      payload: {
+        metadata: { name: 'devices' },
+        spec: {
+          initContainers: [{ name: 'i', image: 'nginx:1.27', resources: fpga }],
+          containers: [{ name: 'a', image: 'nginx:1.27', resources: gpu }],
+          tolerations: [{ key: 'example.com/gpu', operator: 'Exists', effect: 'NoSchedule', tolerationSeconds: 5 }]
+        }
+      }
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    const added = res.json().spec.tolerations.filter((t: { effect?: string }) => t.effect === 'NoSchedule')
+    assert.deepEqual(added, [{ key: 'example.com/gpu', operator: 'Exists', effect: 'NoSchedule' }, { key: 'acme.io/fpga', operator: 'Exists', effect: 'NoSchedule' }])
+    const plain = await request({ method: 'POST', url: pods, payload: { metadata: { name: 'plain' }, spec: { containers: [{ name: 'a', image: 'nginx:1.27', resources: { requests: { cpu: '1', memory: '1Gi' } } }] } } })
+    assert.deepEqual(plain.json().spec.tolerations.filter((t: { effect?: string }) => t.effect === 'NoSchedule'), [])
+  })
+})
+
 describe('the admission chain', () => {
   it('has the spec\'s default set', () => {
     assert.deepEqual([...DEFAULT_ENABLED].sort(), [
@@ -56,8 +82,8 @@ describe('the admission chain', () => {
   })
 
   it('runs the pod and node plugins in the reference server\'s order, the off-by-default ones only when enabled', async (t) => {
-    const { app } = await buildTestApp(t, { admission: { enable: ['AlwaysPullImages', 'LimitPodHardAntiAffinityTopology'] } })
-    const mine = ['LimitPodHardAntiAffinityTopology', 'ServiceAccount', 'TaintNodesByCondition', 'AlwaysPullImages', 'Priority', 'DefaultTolerationSeconds']
+    const { app } = await buildTestApp(t, { admission: { enable: ['AlwaysPullImages', 'LimitPodHardAntiAffinityTopology', 'ExtendedResourceToleration'] } })
+    const mine = ['LimitPodHardAntiAffinityTopology', 'ServiceAccount', 'TaintNodesByCondition', 'AlwaysPullImages', 'Priority', 'DefaultTolerationSeconds', 'ExtendedResourceToleration']
     assert.deepEqual(app.admission.enabled().filter(n => mine.includes(n)), mine)
     const plain = await buildTestApp(t)
     assert.deepEqual(plain.app.admission.enabled().filter(n => mine.includes(n)), ['ServiceAccount', 'TaintNodesByCondition', 'Priority', 'DefaultTolerationSeconds'])
