@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AnyObject, Resource } from '../resources/define.js'
 import type { UserInfo } from '../resources/user-info.js'
 import { readAdmissionConfigFile } from './config-file.js'
+import { checkPluginNames } from './plugin-names.js'
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'
 
@@ -73,6 +74,8 @@ export interface AdmissionChain {
   enabled (): string[]
   /** A plugin's configuration from --admission-control-config-file (with `baseDir`, the directory of the file that held it). */
   configuration (plugin: string): Record<string, any> | undefined
+  /** The options the chain was built with, for plugins that take settings from flags. */
+  readonly options: AdmissionOptions
 }
 
 export interface AdmissionOptions {
@@ -84,6 +87,10 @@ export interface AdmissionOptions {
   configFile?: string
   /** --admission-webhook-service-address: `<name>.<namespace>.svc[:port]` → `host:port`, for webhooks named by service. */
   webhookServiceAddresses?: Record<string, string>
+  /** --default-not-ready-toleration-seconds (DefaultTolerationSeconds; 300 when unset). */
+  defaultNotReadyTolerationSeconds?: number
+  /** --default-unreachable-toleration-seconds (DefaultTolerationSeconds; 300 when unset). */
+  defaultUnreachableTolerationSeconds?: number
 }
 
 /** Plugins on by default, as the reference server has them (those this server implements register themselves). */
@@ -100,6 +107,7 @@ declare module 'fastify' {
 }
 
 export default fp(async function admission (fastify: FastifyInstance, opts: AdmissionOptions) {
+  checkPluginNames(opts)
   const wanted = new Set([...DEFAULT_ENABLED, ...(opts.enable ?? [])])
   for (const name of opts.disable ?? []) wanted.delete(name)
   const configurations = opts.configFile === undefined ? new Map<string, Record<string, any>>() : readAdmissionConfigFile(opts.configFile)
@@ -137,7 +145,8 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
       })
     },
     enabled: () => plugins.map(p => p.name),
-    configuration: (name) => configurations.get(name)
+    configuration: (name) => configurations.get(name),
+    options: opts
   }
   fastify.decorate('admission', chain)
 }, { name: 'admission' })

@@ -2,7 +2,14 @@
 // Fastify plugin that adds itself to `fastify.admission`; the flags decide which ones run.
 import type { FastifyPluginAsync } from 'fastify'
 import namespaceLifecycle from './namespace-lifecycle.js'
+import limitPodHardAntiAffinityTopology from './limit-pod-hard-anti-affinity-topology.js'
+import alwaysPullImages from './always-pull-images.js'
 import rbacEscalation from './rbac-escalation.js'
+import serviceAccount from './service-account.js'
+import taintNodesByCondition from './taint-nodes-by-condition.js'
+import priority from './priority.js'
+import defaultTolerationSeconds from './default-toleration-seconds.js'
+import extendedResourceToleration from './extended-resource-toleration.js'
 import defaultStorageClass from './default-storage-class.js'
 import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
 import storageObjectInUseProtection from './storage-object-in-use-protection.js'
@@ -15,6 +22,13 @@ import certificateSubjectRestriction from './certificate-subject-restriction.js'
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   rbacEscalation,
+  limitPodHardAntiAffinityTopology,
+  serviceAccount,
+  taintNodesByCondition,
+  alwaysPullImages,
+  priority,
+  defaultTolerationSeconds,
+  extendedResourceToleration,
   defaultStorageClass,
   persistentVolumeClaimResize,
   storageObjectInUseProtection,

@@ -1,4 +1,5 @@
 // Command-line flags, named as the reference server names them.
+import { checkPluginNames } from '../admission/plugin-names.js'
 export interface Flags {
   securePort: number
   bindAddress: string
@@ -11,6 +12,8 @@ export interface Flags {
   admissionControlConfigFile?: string
   /** `<name>.<namespace>.svc[:port]` → `host:port`. */
   admissionWebhookServiceAddresses: Record<string, string>
+  defaultNotReadyTolerationSeconds?: number
+  defaultUnreachableTolerationSeconds?: number
   authorizationModes: string[]
   tokenAuthFile?: string
   anonymousAuth: boolean
@@ -98,6 +101,13 @@ const count = (name: string, v: string): number => {
 
 const BOOLEAN_FLAGS = new Set(['anonymous-auth', 'enable-bootstrap-token-auth', 'service-account-lookup', 'leader-elect'])
 
+/** A whole number of seconds, as the toleration flags take it. */
+function seconds (name: string, value: string): number {
+  const n = Number(value)
+  if (value === '' || !Number.isSafeInteger(n) || n < 0) throw new Error(`invalid --${name} "${value}": a whole number of seconds is needed`)
+  return n
+}
+
 export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env): Flags {
   const f: Flags = {
     securePort: 6443,
@@ -168,6 +178,8 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
         }
         break
       }
+      case 'default-not-ready-toleration-seconds': f.defaultNotReadyTolerationSeconds = seconds(name, value); break
+      case 'default-unreachable-toleration-seconds': f.defaultUnreachableTolerationSeconds = seconds(name, value); break
       case 'authorization-mode': f.authorizationModes = list(value); break
       case 'token-auth-file': f.tokenAuthFile = value; break
       case 'anonymous-auth': f.anonymousAuth = bool(name, value); break
@@ -239,5 +251,6 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       default: throw new Error(`unknown flag: --${name}`)
     }
   }
+  checkPluginNames({ enable: f.enableAdmissionPlugins, disable: f.disableAdmissionPlugins })
   return f
 }

@@ -95,7 +95,9 @@ async function main (): Promise<void> {
         enable: flags.enableAdmissionPlugins,
         disable: flags.disableAdmissionPlugins,
         configFile: flags.admissionControlConfigFile,
-        webhookServiceAddresses: flags.admissionWebhookServiceAddresses
+        webhookServiceAddresses: flags.admissionWebhookServiceAddresses,
+        defaultNotReadyTolerationSeconds: flags.defaultNotReadyTolerationSeconds,
+        defaultUnreachableTolerationSeconds: flags.defaultUnreachableTolerationSeconds
       },
       showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
       runtimeConfig: flags.runtimeConfig,

@@ -11,6 +11,7 @@ import serviceAccountController from './serviceaccounts.js'
 import serviceAccountTokenController from './serviceaccount-tokens.js'
 import rootCaPublisher from './root-ca-publisher.js'
 import systemNamespaces from './system-namespaces.js'
+import systemPriorityClasses from './system-priority-classes.js'
 import namespaceController from './namespace.js'
 import rbacBootstrap from './rbac-bootstrap.js'
 import clusterRoleAggregation from './clusterrole-aggregation.js'
@@ -51,6 +52,7 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'csrcleaner', plugin: csrCleaner, enabled: 'default' },
   { name: 'bootstrapsigner', plugin: bootstrapSigner, enabled: 'optional' },
   { name: 'system-namespaces', plugin: systemNamespaces, enabled: 'always' },
+  { name: 'system-priority-classes', plugin: systemPriorityClasses, enabled: 'always' },
   { name: 'namespace', plugin: namespaceController, enabled: 'always' },
   { name: 'rbac-bootstrap', plugin: rbacBootstrap, enabled: 'always' },
   { name: 'clusterrole-aggregation', plugin: clusterRoleAggregation, enabled: 'always' },

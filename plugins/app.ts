@@ -66,7 +66,7 @@ export interface AppOptions {
   authorizationPolicyFile?: string
   /** --authorization-webhook-* (Webhook mode). */
   authorizationWebhook?: WebhookAuthorizerOptions
-  /** --enable/--disable-admission-plugins, --admission-control-config-file, --admission-webhook-service-address. */
+  /** --enable/--disable-admission-plugins, --admission-control-config-file, --admission-webhook-service-address and the plugins' own flags. */
   admission?: AdmissionOptions
   bookmarkIntervalMs?: number
   /** Unsent watch output at which a slow client's stream is closed (default 16 MiB). */

@@ -27,6 +27,7 @@ import validatingwebhookconfigurations from './validatingwebhookconfigurations.j
 import leases from './leases.js'
 import certificatesigningrequests from './certificatesigningrequests.js'
 import selfsubjectreviews from './selfsubjectreviews.js'
+import priorityclasses from './priorityclasses.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -55,5 +56,6 @@ export const RESOURCES: readonly Resource[] = [
   validatingwebhookconfigurations,
   leases,
   certificatesigningrequests,
-  selfsubjectreviews
+  selfsubjectreviews,
+  priorityclasses
 ]

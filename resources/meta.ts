@@ -69,3 +69,7 @@ export const AGE_COLUMN = {
   description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
   value: (obj: { metadata?: { creationTimestamp?: string | null } }) => obj.metadata?.creationTimestamp ?? undefined
 }
+
+const NAME_SUFFIX_CHARS = 'bcdfghjklmnpqrstvwxz2456789'
+/** Five random characters for generated names, from the reference server's alphabet (no vowels, no look-alikes). */
+export const randomNameSuffix = (): string => Array.from({ length: 5 }, () => NAME_SUFFIX_CHARS[Math.floor(Math.random() * NAME_SUFFIX_CHARS.length)]).join('')

@@ -25,7 +25,8 @@ export const GROUPS = {
   imagepolicy: group('imagepolicy'),
   bootstrap: group('bootstrap'),
   audit: group('audit'),
-  coordination: group('coordination')
+  coordination: group('coordination'),
+  scheduling: group('scheduling')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -219,3 +220,24 @@ export const IMPERSONATE_HEADERS = {
   uid: 'impersonate-uid',
   extraPrefix: 'impersonate-extra-'
 } as const
+
+/** What the ServiceAccount admission plugin adds to pods: the token volume and where it is mounted. */
+export const POD_SERVICE_ACCOUNT = {
+  /** The projected volume is named this prefix plus five random characters. */
+  volumePrefix: `${VENDOR}-api-access-`,
+  mountPath: `/var/run/secrets/${GROUP_SUFFIX}/serviceaccount`,
+  /** `true` on an account checks that its pods use only the secrets it lists. */
+  enforceMountableSecrets: `${GROUP_SUFFIX}/enforce-mountable-secrets`
+} as const
+
+/** Marks a pod the node agent mirrors from a static manifest. */
+export const MIRROR_POD_ANNOTATION = `${GROUP_SUFFIX}/config.mirror`
+
+/** Taints the node lifecycle puts on nodes that are not ready or cannot be reached. */
+export const NODE_TAINTS = {
+  notReady: `node.${GROUP_SUFFIX}/not-ready`,
+  unreachable: `node.${GROUP_SUFFIX}/unreachable`
+} as const
+
+/** The label every node carries with its host name (the only pod anti-affinity topology LimitPodHardAntiAffinityTopology allows). */
+export const HOSTNAME_LABEL = `${GROUP_SUFFIX}/hostname`

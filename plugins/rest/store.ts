@@ -7,6 +7,7 @@ import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resour
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
 import type { AdmissionChain } from '../../admission/chain.js'
 import type { UserInfo } from '../../resources/user-info.js'
+import { randomNameSuffix } from '../../resources/meta.js'
 import { checkAgainstSchema } from './schema-check.js'
 import { listFromCache, listFromStorage, type ListResult, type StorageListing } from './list.js'
 import { validateMetadata } from './metadata-validation.js'
@@ -45,7 +46,6 @@ const CACHE_READ_WAIT_MS = 1000
 const RETRY_CONFLICTS_MS = 60_000
 const MAX_PRECONDITION_ATTEMPTS = 8
 const GENERATE_NAME_ATTEMPTS = 8
-const NAME_SUFFIX_CHARS = 'bcdfghjklmnpqrstvwxz2456789'
 
 /** The current time to the second, as metadata timestamps spell it; formatted once a second. */
 export const now = (): string => {
@@ -55,7 +55,7 @@ export const now = (): string => {
 }
 let nowCache = { second: -1, text: '' }
 
-const suffix = (): string => Array.from({ length: 5 }, () => NAME_SUFFIX_CHARS[Math.floor(Math.random() * NAME_SUFFIX_CHARS.length)]).join('')
+const suffix = randomNameSuffix
 
 /** The value with `metadata.resourceVersion` removed, for comparing writes that change nothing. */
 function withoutVolatile (obj: AnyObject): AnyObject {

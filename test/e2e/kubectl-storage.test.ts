@@ -27,7 +27,8 @@ const COLUMNS: Record<string, string[]> = {
   secrets: ['NAME', 'TYPE', 'DATA', 'AGE'],
   pods: ['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE'],
   volumeattachments: ['NAME', 'ATTACHER', 'PV', 'NODE', 'ATTACHED', 'AGE'],
-  csistoragecapacities: ['NAME', 'STORAGECLASSNAME', 'CAPACITY', 'AGE']
+  csistoragecapacities: ['NAME', 'STORAGECLASSNAME', 'CAPACITY', 'AGE'],
+  priorityclasses: ['NAME', 'VALUE', 'GLOBAL-DEFAULT', 'AGE', 'PREEMPTIONPOLICY']
 }
 
 /** The column titles of kubectl's header line (titles may hold one space, columns are two apart). */
@@ -59,7 +60,7 @@ test('kubectl applies a manifest of every kind and gets their columns', { skip: 
 
   const applied = await kubectl('apply', '--validate=false', '-f', MANIFEST)
   assert.ok(applied.ok, applied.out)
-  assert.equal(applied.out.trim().split('\n').filter(l => l.endsWith(' created')).length, 12, applied.out)
+  assert.equal(applied.out.trim().split('\n').filter(l => l.endsWith(' created')).length, 13, applied.out)
 
   for (const [plural, columns] of Object.entries(COLUMNS)) {
     const got = await kubectl('get', plural, '--namespace', 'default')
