@@ -183,13 +183,16 @@ function walkCompare (l: unknown, r: unknown, s: Schema, path: FieldPath, c: Com
     if ((l !== undefined && !isMap(l)) || (r !== undefined && !isMap(r))) return compareLeaf(l, r, path, c)
     const lm = (l ?? {}) as Json
     const rm = (r ?? {}) as Json
-    for (const k in lm) { path.push(fieldElement(k)); walkCompare(lm[k], rm[k], fieldSchema(shape.schema, k), path, c); path.pop() }
-    for (const k in rm) if (!(k in lm)) { path.push(fieldElement(k)); walkCompare(undefined, rm[k], fieldSchema(shape.schema, k), path, c); path.pop() }
+    for (const k in lm) { path.push(fieldElement(k)); walkCompare(lm[k], ownValue(rm, k), fieldSchema(shape.schema, k), path, c); path.pop() }
+    for (const k in rm) if (!Object.hasOwn(lm, k)) { path.push(fieldElement(k)); walkCompare(undefined, rm[k], fieldSchema(shape.schema, k), path, c); path.pop() }
   }
   if (path.length === 0) return
   if (l === undefined) c.added.insert(path)
   else if (r === undefined) c.removed.insert(path)
 }
+
+/** A map's own entry: keys such as `constructor` or `__proto__` are data, never inherited members. */
+const ownValue = (m: Json, k: string): unknown => Object.hasOwn(m, k) ? m[k] : undefined
 
 function indexItems (shape: Shape & { kind: 'list' }, list: unknown[] | undefined): Map<PathElement, unknown> {
   const out = new Map<PathElement, unknown>()
@@ -221,7 +224,7 @@ export function mergeApplied (live: unknown, config: unknown, schema: Schema): u
   for (const [k, v] of Object.entries(live)) own(out, k, v)
   for (const [k, v] of Object.entries(config)) {
     if (v === null) { delete out[k]; continue }
-    own(out, k, mergeApplied(live[k], v, fieldSchema(shape.schema, k)))
+    own(out, k, mergeApplied(ownValue(live, k), v, fieldSchema(shape.schema, k)))
   }
   return out
 }

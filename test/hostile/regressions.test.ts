@@ -50,7 +50,7 @@ test('unknown fields named like object built-ins are unknown fields: dropped, wa
   assert.deepEqual(Object.entries(got.data), [['__proto__', 'kept'], ['constructor', 'kept']])
   for (const k of ['__proto__', 'constructor', 'toString', 'valueOf', 'hasOwnProperty']) assert.equal(Object.hasOwn(got, k), false, k)
   assert.equal(Object.hasOwn(got.metadata, 'constructor'), false)
-  assert.deepEqual(got.metadata.managedFields[0].fieldsV1, { 'f:data': { 'f:__proto__': {}, 'f:constructor': {} } })
+  assert.deepEqual(got.metadata.managedFields[0].fieldsV1, { 'f:data': { '.': {}, 'f:__proto__': {}, 'f:constructor': {} } })
 })
 
 test('Warning headers: each message once, 4 KiB at most', async (t) => {
