@@ -7,21 +7,9 @@ import { GROUPS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import type { GenericStore } from '../plugins/rest/store.js'
-import { matchesLabels, type LabelSelector } from '../plugins/rest/selectors.js'
+import { matchesLabels, selectorRequirements } from '../plugins/rest/selectors.js'
 import { APISERVER_USER } from '../resources/user-info.js'
 import { whileLeading } from './loop.js'
-
-const OPERATORS: Record<string, LabelSelector[number]['op']> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' }
-
-/** A metav1.LabelSelector object as requirements; an empty selector matches everything. */
-export function selectorRequirements (s: AnyObject): LabelSelector {
-  const out: LabelSelector = Object.entries((s.matchLabels ?? {}) as Record<string, string>).map(([key, v]) => ({ key, op: '=' as const, values: [v] }))
-  for (const e of (s.matchExpressions ?? []) as AnyObject[]) {
-    const op = OPERATORS[e.operator]
-    if (op !== undefined) out.push({ key: e.key, op, values: e.values ?? [] })
-  }
-  return out
-}
 
 /** The rules an aggregated role should hold: matched roles in name order, duplicates dropped. */
 export function aggregatedRules (role: AnyObject, all: AnyObject[]): AnyObject[] {

@@ -3,8 +3,7 @@
 // matches them.
 import type { AdmissionAttributes } from '../chain.js'
 import { GROUP_ALIASES, GROUPS } from '../../resources/naming.js'
-import { matchesLabels } from '../../plugins/rest/selectors.js'
-import { selectorRequirements } from '../../controllers/clusterrole-aggregation.js'
+import { matchesLabels, selectorRequirements } from '../../plugins/rest/selectors.js'
 
 type AnyObject = Record<string, any>
 

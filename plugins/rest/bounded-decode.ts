@@ -4,15 +4,9 @@
 // decoder allows 10,000 levels; Node's own recursive built-ins do not (util.isDeepStrictEqual
 // overflows near 1,250 levels, structuredClone near 1,950), so the bound here is 1,000, far
 // beyond any schema's real depth.
+import { QUOTE, BACKSLASH, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY } from './json-bytes.js'
 
 export const MAX_NESTING_DEPTH = 1_000
-
-const QUOTE = 34
-const BACKSLASH = 92
-const OPEN_OBJECT = 123
-const CLOSE_OBJECT = 125
-const OPEN_ARRAY = 91
-const CLOSE_ARRAY = 93
 
 /** Whether JSON text nests objects and arrays deeper than `max`; one pass, no parse. */
 export function jsonTooDeep (bytes: Uint8Array, max = MAX_NESTING_DEPTH): boolean {

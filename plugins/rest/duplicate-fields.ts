@@ -2,17 +2,7 @@
 // per fieldValidation (Strict refuses, Warn warns) with the field's path, as `metadata.name`.
 // Every write body passes through here, so the scan jumps over string values with indexOf,
 // decodes only keys that hold escapes, and spells a path only for a key that repeats.
-
-const SPACE = 32
-const NEWLINE = 10
-const RETURN = 13
-const TAB = 9
-const QUOTE = 34
-const BACKSLASH = 92
-const OPEN_OBJECT = 123
-const CLOSE_OBJECT = 125
-const OPEN_ARRAY = 91
-const CLOSE_ARRAY = 93
+import { SPACE, NEWLINE, RETURN, TAB, QUOTE, BACKSLASH, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY } from './json-bytes.js'
 
 /** Paths of repeated keys in `text`, which must be valid JSON (it has already been parsed). */
 export function duplicateFields (text: string): string[] {

@@ -150,3 +150,15 @@ export function matchesFields (selector: FieldSelector, fields: Record<string, s
 
 /** The single metadata.name a selector pins, if any (watch of one object). */
 export const pinnedName = (s: FieldSelector): string | undefined => s.find(r => r.field === 'metadata.name' && r.op === '=')?.value
+
+const OPERATORS: Record<string, LabelSelector[number]['op']> = { In: 'in', NotIn: 'notin', Exists: 'exists', DoesNotExist: '!' }
+
+/** A metav1.LabelSelector object as requirements; an empty selector matches everything. */
+export function selectorRequirements (s: { matchLabels?: Record<string, string>, matchExpressions?: Array<{ key: string, operator: string, values?: string[] }> }): LabelSelector {
+  const out: LabelSelector = Object.entries((s.matchLabels ?? {}) as Record<string, string>).map(([key, v]) => ({ key, op: '=' as const, values: [v] }))
+  for (const e of (s.matchExpressions ?? []) as Array<{ key: string, operator: string, values?: string[] }>) {
+    const op = OPERATORS[e.operator]
+    if (op !== undefined) out.push({ key: e.key, op, values: e.values ?? [] })
+  }
+  return out
+}
