@@ -33,6 +33,8 @@ const nodeSubject = (req: ParsedRequest): string | undefined => {
   return undefined
 }
 
+const NODE_CLIENT_USAGES = ['key encipherment', 'digital signature', 'client auth']
+
 /** Each built-in signer's rules: the reason a request is outside them, or undefined. */
 export const SIGNER_RULES: Readonly<Record<string, Rule>> = {
   [SIGNERS.apiserverClient]: (_req, usages) => {
@@ -45,9 +47,10 @@ export const SIGNER_RULES: Readonly<Record<string, Rule>> = {
     if (req.dnsNames.length > 0 || req.ipAddresses.length > 0 || req.emailAddresses.length > 0 || req.uris.length > 0) {
       return 'subject alternative names are not allowed'
     }
-    const wanted = ['key encipherment', 'digital signature', 'client auth']
-    if (usages.length !== wanted.length || wanted.some(u => !usages.includes(u))) return `usages must be exactly ${wanted.join(', ')}`
-    return undefined
+    // Key encipherment only makes sense for RSA keys: a node with an EC key leaves it out.
+    const exactly = (wanted: string[]): boolean => usages.length === wanted.length && wanted.every(u => usages.includes(u))
+    if (exactly(NODE_CLIENT_USAGES) || exactly(NODE_CLIENT_USAGES.slice(1))) return undefined
+    return `usages must be exactly ${NODE_CLIENT_USAGES.join(', ')} (key encipherment may be left out)`
   },
   [SIGNERS.svcletServing]: (req, usages) => {
     const subject = nodeSubject(req)

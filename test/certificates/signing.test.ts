@@ -76,8 +76,14 @@ describe('the signing controller', () => {
   it('fails node client requests outside the node subject and exact usages', async () => {
     assert.equal(failure(await submit({ cn: 'system:node:n1', o: ['devs'] }, SIGNERS.node, NODE_USAGES)), 'subject organization is not system:nodes')
     assert.equal(failure(await submit({ cn: 'n1', o: ['system:nodes'] }, SIGNERS.node, NODE_USAGES)), 'subject common name does not begin with system:node:')
-    assert.equal(failure(await submit({ cn: 'system:node:n1', o: ['system:nodes'] }, SIGNERS.node, ['client auth'])), 'usages must be exactly key encipherment, digital signature, client auth')
+    assert.equal(failure(await submit({ cn: 'system:node:n1', o: ['system:nodes'] }, SIGNERS.node, ['client auth'])), 'usages must be exactly key encipherment, digital signature, client auth (key encipherment may be left out)')
+    assert.equal(failure(await submit({ cn: 'system:node:n1', o: ['system:nodes'] }, SIGNERS.node, ['digital signature', 'client auth', 'server auth'])), 'usages must be exactly key encipherment, digital signature, client auth (key encipherment may be left out)')
     assert.equal(failure(await submit({ cn: 'system:node:n1', o: ['system:nodes'], dns: ['n1'] }, SIGNERS.node, NODE_USAGES)), 'subject alternative names are not allowed')
+  })
+
+  it('issues a node client certificate without key encipherment, as a node with an EC key asks', async () => {
+    const cert = issued(await submit({ cn: 'system:node:n2', o: ['system:nodes'] }, SIGNERS.node, ['digital signature', 'client auth']))
+    assert.match(cert.subject, /CN=system:node:n2/)
   })
 
   it('issues a serving certificate with the names asked for', async () => {
