@@ -106,11 +106,14 @@ export async function ensureCertificates(dataDir: string, opts: EnsureCertificat
     return issuer
   }
 
-  if (caMissing || !existsSync(paths.servingCert) || !existsSync(paths.servingKey)) {
+  const sans = servingSans(opts)
+  // A name asked for later (--advertise-address, --external-hostname) reissues the serving
+  // certificate from the same CA, so clients dialling that name can verify it.
+  if (caMissing || !existsSync(paths.servingCert) || !existsSync(paths.servingKey) || await lacksNames(paths.servingCert, sans)) {
     await createLeaf(await loadIssuer(), paths.servingCert, paths.servingKey, {
       subject: [{ CN: [SERVER_NAME] }],
       usage: x509.ExtendedKeyUsage.serverAuth,
-      sans: servingSans(opts)
+      sans
     })
   }
 
@@ -232,6 +235,15 @@ function servingSans(opts: EnsureCertificatesOptions): x509.JsonGeneralName[] {
     ...[...dns].map((value): x509.JsonGeneralName => ({ type: 'dns', value })),
     ...[...ips].map((value): x509.JsonGeneralName => ({ type: 'ip', value: normalizeIp(value) }))
   ]
+}
+
+async function lacksNames(certPath: string, wanted: x509.JsonGeneralName[]): Promise<boolean> {
+  const cert = new x509.X509Certificate(await readFile(certPath, 'utf8'))
+  const ext = cert.getExtension(x509.SubjectAlternativeNameExtension)
+  const have = new Set((ext?.names.toJSON() ?? []).map((n) => `${n.type}:${n.type === 'ip' ? normalizeIp(n.value) : n.value.toLowerCase()}`))
+  // The machine's host name may change between starts; only names asked for by flag count here.
+  const host = hostname()
+  return wanted.some((n) => n.type === 'dns' && (n.value === host || n.value === host.toLowerCase()) ? false : !have.has(`${n.type}:${n.type === 'dns' ? n.value.toLowerCase() : n.value}`))
 }
 
 // The ASN.1 encoder understands plain IPv4 and hex IPv6 only, so IPv4-mapped IPv6 is unwrapped.

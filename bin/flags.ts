@@ -1,8 +1,13 @@
 // Command-line flags, named as the reference server names them.
+import { isIP } from 'node:net'
 import { checkPluginNames } from '../admission/plugin-names.js'
 export interface Flags {
   securePort: number
   bindAddress: string
+  /** --advertise-address: the address clients (and the written kubeconfig) reach this server at. */
+  advertiseAddress?: string
+  /** --external-hostname: the host name clients use, e.g. a load balancer's; in the serving certificate and the kubeconfig. */
+  externalHostname?: string
   dataDir: string
   storageUrl?: string
   compactionIntervalMs: number
@@ -163,6 +168,11 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     switch (name) {
       case 'secure-port': f.securePort = Number(value); if (!Number.isInteger(f.securePort) || f.securePort < 0 || f.securePort > 65535) throw new Error(`invalid --secure-port "${value}"`); break
       case 'bind-address': f.bindAddress = value; break
+      case 'advertise-address':
+        if (isIP(value) === 0 || value === '0.0.0.0' || value === '::') throw new Error(`invalid --advertise-address "${value}": an IP address clients can reach`)
+        f.advertiseAddress = value
+        break
+      case 'external-hostname': f.externalHostname = value; break
       case 'data-dir': f.dataDir = value; break
       case 'storage-url': f.storageUrl = value; break
       case 'compaction-interval': f.compactionIntervalMs = parseDuration(value); break

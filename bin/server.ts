@@ -41,7 +41,7 @@ async function main (): Promise<void> {
   // embedded PostgreSQL starts, rather than one after the other.
   const loadingApp = import('../plugins/app.js')
   loadingApp.catch(() => {})
-  const loadingPki = import('../auth/pki.js').then(async (m) => ({ ...m, pki: await m.ensureCertificates(dataDir, { bindAddress: flags.bindAddress, certDir: flags.certDir }) }))
+  const loadingPki = import('../auth/pki.js').then(async (m) => ({ ...m, pki: await m.ensureCertificates(dataDir, { bindAddress: flags.bindAddress, certDir: flags.certDir, hosts: [flags.advertiseAddress, flags.externalHostname].filter((h): h is string => h !== undefined) }) }))
   loadingPki.catch(() => {})
 
   let embedded: { url: string, stop(): Promise<void> } | undefined
@@ -121,7 +121,8 @@ async function main (): Promise<void> {
   }
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : flags.securePort
-  const host = flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress
+  // The address written for clients: never a wildcard bind, which names no host to dial.
+  const host = flags.externalHostname ?? flags.advertiseAddress ?? (flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? '127.0.0.1' : flags.bindAddress)
   writeKubeconfig(pki.paths.kubeconfig, {
     server: `https://${host.includes(':') ? `[${host}]` : host}:${port}`,
     caCertPem: pki.caCertPem,

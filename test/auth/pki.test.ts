@@ -60,7 +60,7 @@ test('first call creates every file with private keys at 0600', async (t) => {
 test('second call loads the same material instead of regenerating', async (t) => {
   const dir = tempDir(t)
   const first = await ensureCertificates(dir, {})
-  const second = await ensureCertificates(dir, { hosts: ['other.example'] })
+  const second = await ensureCertificates(dir, {})
   assert.deepEqual(pemsOf(second), pemsOf(first))
 })
 
@@ -307,4 +307,19 @@ test('kubectl completes a TLS handshake with the serving and admin certificates'
   assert.equal(JSON.parse(stdout).serverVersion.gitVersion, 'v1.31.0')
   assert.ok(identities.length > 0)
   assert.deepEqual(identities[0], { username: 'admin', groups: ['system:masters'] })
+})
+
+test('a name asked for later reissues the serving certificate from the same CA; the same names reissue nothing', async (t) => {
+  const dir = tempDir(t)
+  const first = await ensureCertificates(dir, { bindAddress: '0.0.0.0', hosts: ['fd00::7', '10.9.8.7'] })
+  const again = await ensureCertificates(dir, { bindAddress: '0.0.0.0', hosts: ['fd00::7', '10.9.8.7'] })
+  assert.equal(again.servingCertPem, first.servingCertPem)
+  const widened = await ensureCertificates(dir, { bindAddress: '0.0.0.0', hosts: ['fd00::7', '10.9.8.7', 'lb.example.test'] })
+  assert.notEqual(widened.servingCertPem, first.servingCertPem)
+  assert.equal(widened.caCertPem, first.caCertPem)
+  assert.equal(widened.adminCertPem, first.adminCertPem)
+  const serving = new X509Certificate(widened.servingCertPem)
+  assert.equal(serving.checkHost('lb.example.test'), 'lb.example.test')
+  assert.equal(serving.checkIP('10.9.8.7'), '10.9.8.7')
+  assert.ok(serving.checkIssued(new X509Certificate(first.caCertPem)))
 })
