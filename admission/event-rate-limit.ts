@@ -36,8 +36,8 @@ export function parseEventRateLimitConfiguration (config: AnyObject): { limits: 
     problems.push(`apiVersion must be one of ${EVENT_RATE_LIMIT.configurationApiVersions.join(', ')}, not ${JSON.stringify(config.apiVersion)}`)
   }
   if (problems.length > 0) return { limits: [], errors: problems }
-  const raw: unknown[] = Array.isArray(config.limits) ? config.limits : []
   if (config.limits !== undefined && config.limits !== null && !Array.isArray(config.limits)) return { limits: [], errors: ['limits must be a list'] }
+  const raw: unknown[] = config.limits ?? []
   if (raw.length === 0) errors.push(fieldError('Invalid', 'limits', null, 'must not be empty'))
   const limits: Limit[] = []
   raw.forEach((entry, i) => {
@@ -127,10 +127,12 @@ class LimitEnforcer {
 export default fp(async function eventRateLimit (fastify: FastifyInstance, opts: { now?: () => number }) {
   if (!fastify.admission.wants('EventRateLimit')) return
   const config = fastify.admission.configuration('EventRateLimit')
-  const where = config === undefined ? `--admission-control-config-file${fastify.admission.options.configFile === undefined ? '' : ` ${fastify.admission.options.configFile}`}` : `--admission-control-config-file ${String(config.source)}`
-  if (config === undefined) throw new Error(`${where}: EventRateLimit needs a configuration (kind ${EVENT_RATE_LIMIT.configurationKind}, apiVersion ${EVENT_RATE_LIMIT.configurationApiVersions[0]!}) with its limits`)
+  if (config === undefined) {
+    const file = fastify.admission.options.configFile
+    throw new Error(`--admission-control-config-file${file === undefined ? '' : ` ${file}`}: EventRateLimit needs a configuration (kind ${EVENT_RATE_LIMIT.configurationKind}, apiVersion ${EVENT_RATE_LIMIT.configurationApiVersions[0]!}) with its limits`)
+  }
   const { limits, errors } = parseEventRateLimitConfiguration(config)
-  if (errors.length > 0) throw new Error(`${where}: EventRateLimit: ${errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`}`)
+  if (errors.length > 0) throw new Error(`--admission-control-config-file ${String(config.source)}: EventRateLimit: ${errors.length === 1 ? errors[0]! : `[${errors.join(', ')}]`}`)
   const enforcers = limits.map(l => new LimitEnforcer(l))
   const now = opts.now ?? Date.now
   fastify.admission.add({

@@ -3,13 +3,13 @@
 // annotations and its namespace. The backend's answer decides, cached by review for allowTTL
 // or denyTTL; its audit annotations are kept. When the backend cannot answer, defaultAllow
 // decides, and a pod let through that way is marked failed-open.
+import { isAbsolute, resolve } from 'node:path'
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { ApiError, forbidden } from '../resources/status.js'
+import { forbidden } from '../resources/status.js'
 import { IMAGE_POLICY } from '../resources/naming.js'
 import type { AnyObject } from '../resources/define.js'
 import { webhookClientFromKubeconfig, type WebhookClient } from '../auth/webhook-client.js'
-import { isAbsolute, resolve } from 'node:path'
 import type { AdmissionAttributes } from './chain.js'
 
 const PODS = { group: '', resource: 'pods' }
@@ -198,7 +198,6 @@ export default fp(async function imagePolicyWebhook (fastify: FastifyInstance, o
         try {
           status = await askBackend(client, review, settings.retryBackoffMs)
         } catch (err) {
-          if (err instanceof ApiError) throw err
           return backendFailed(a, pod, err as Error)
         }
         cache.add(key, status, status.allowed ? settings.allowTTLMs : settings.denyTTLMs, now())
