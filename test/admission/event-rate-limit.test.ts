@@ -7,15 +7,20 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
-import type { LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { Type } from '@sinclair/typebox'
 import { buildTestApp, type TestApp, type TestUser } from '../helpers/app.js'
 import { parseEventRateLimitConfiguration, DEFAULT_CACHE_SIZE } from '../../admission/event-rate-limit.js'
+import { defineResource } from '../../resources/define.js'
+import { objectSchema } from '../../resources/meta.js'
+import { group } from '../../resources/naming.js'
 
 type AnyObject = Record<string, any>
 const API_VERSION = 'eventratelimit.admission.svc.io/v1alpha1'
 
 /** An app with EventRateLimit on under `limits`, and the clock its buckets read. */
-async function appWithLimits (t: { after (fn: () => unknown): void }, limits: AnyObject[], apiVersion = API_VERSION): Promise<TestApp & { clock: { ms: number }, file: string }> {
+async function appWithLimits (t: { after (fn: () => unknown): void }, limits: AnyObject[], apiVersion = API_VERSION,
+  beforeReady?: (app: FastifyInstance) => void): Promise<TestApp & { clock: { ms: number }, file: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'event-rate-limit-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   writeFileSync(join(dir, 'event-rate-limit.yaml'), stringify({ apiVersion, kind: 'Configuration', limits }))
@@ -25,7 +30,7 @@ async function appWithLimits (t: { after (fn: () => unknown): void }, limits: An
     plugins: [{ name: 'EventRateLimit', path: 'event-rate-limit.yaml' }]
   }))
   const clock = { ms: Date.parse('2026-01-01T00:00:00Z') }
-  const app = await buildTestApp(t, { admission: { enable: ['EventRateLimit'], configFile: file, now: () => clock.ms } })
+  const app = await buildTestApp(t, { admission: { enable: ['EventRateLimit'], configFile: file, now: () => clock.ms } }, { beforeReady })
   return { ...app, clock, file }
 }
 
@@ -126,6 +131,34 @@ describe('EventRateLimit', () => {
     // The namespace's four tokens went on the first, the refused one and the two others: both limits refuse now.
     const both = await emit(api)
     assertLimited(both, '[limit reached on type SourceAndObject for key svcletnode-1Podwebv1, limit reached on type Namespace for key default]')
+  })
+
+  it('counts events of the events group too, keyed by their deprecated source and regarding object', async (t) => {
+    const EVENTS = group('events')
+    // A test-only stand-in when this server does not serve the events group itself.
+    const standIn = (app: FastifyInstance): void => {
+      if (app.resources.find('events', EVENTS) !== undefined) return
+      const anything = Type.Optional(Type.Record(Type.String(), Type.Unknown()))
+      app.resources.add(defineResource({
+        group: EVENTS, version: 'v1', kind: 'Event', plural: 'events', singular: 'event', scope: 'Namespaced',
+        schema: objectSchema(`${EVENTS}/v1`, 'Event', {
+          eventTime: Type.Optional(Type.String()), reportingController: Type.Optional(Type.String()), reportingInstance: Type.Optional(Type.String()),
+          action: Type.Optional(Type.String()), reason: Type.Optional(Type.String()), type: Type.Optional(Type.String()), note: Type.Optional(Type.String()),
+          regarding: anything, deprecatedSource: anything
+        })
+      }))
+    }
+    const api = await appWithLimits(t, [{ type: 'SourceAndObject', qps: 1, burst: 1 }], API_VERSION, standIn)
+    const newEvent = (regarding: string): Promise<LightMyRequestResponse> => api.request({
+      method: 'POST', url: `/apis/${EVENTS}/v1/namespaces/default/events`,
+      payload: {
+        metadata: { name: `ev-${++n}` }, eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'example.com/svclet', reportingInstance: 'svclet-node-1',
+        action: 'Pulling', reason: 'Pulling', type: 'Normal', note: 'pulling', regarding: { kind: 'Pod', name: regarding, apiVersion: 'v1' }, deprecatedSource: { component: 'svclet', host: 'node-1' }
+      }
+    })
+    assert.equal((await newEvent('web')).statusCode, 201)
+    assertLimited(await newEvent('web'), 'limit reached on type SourceAndObject for key svcletnode-1Podwebv1')
+    assert.equal((await newEvent('db')).statusCode, 201)
   })
 
   it('validates its configuration as upstream does, and stops start-up naming the file', async (t) => {
