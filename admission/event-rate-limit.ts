@@ -25,7 +25,7 @@ export const DEFAULT_CACHE_SIZE = 4096
 const EVENTS_GROUPS = new Set(['', group('events')])
 
 /**
- * The limits of a configuration, defaulted, or the field errors upstream's validation reports
+ * The limits of a configuration, defaulted, and the field errors upstream's validation reports
  * (limits not empty, a known type, qps and burst positive, cacheSize not negative).
  */
 export function parseEventRateLimitConfiguration (config: AnyObject): { limits: Limit[], errors: string[] } {
