@@ -72,7 +72,9 @@ export interface AdmissionChain {
   mutate (a: AdmissionAttributes): Promise<void>
   validate (a: AdmissionAttributes): Promise<void>
   enabled (): string[]
-  /** A plugin's configuration from --admission-control-config-file (with `baseDir`, the directory of the file that held it). */
+  /** Whether the flags turn a plugin on (for plugins that read their configuration at start only when they run). */
+  wants (plugin: string): boolean
+  /** A plugin's configuration from --admission-control-config-file (with `baseDir`, the directory of the file that held it, and `source`, that file). */
   configuration (plugin: string): Record<string, any> | undefined
   /** The options the chain was built with, for plugins that take settings from flags. */
   readonly options: AdmissionOptions
@@ -91,6 +93,8 @@ export interface AdmissionOptions {
   defaultNotReadyTolerationSeconds?: number
   /** --default-unreachable-toleration-seconds (DefaultTolerationSeconds; 300 when unset). */
   defaultUnreachableTolerationSeconds?: number
+  /** Milliseconds since the epoch for the plugins that keep time (EventRateLimit's buckets, ImagePolicyWebhook's answers); tests pass their own clock. */
+  now?: () => number
 }
 
 /** Plugins on by default, as the reference server has them (those this server implements register themselves). */
@@ -145,6 +149,7 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
       })
     },
     enabled: () => plugins.map(p => p.name),
+    wants: (name) => wanted.has(name),
     configuration: (name) => configurations.get(name),
     options: opts
   }

@@ -34,15 +34,15 @@ export function readAdmissionConfigFile (file: string): Map<string, AnyObject> {
     const hasInline = entry.configuration !== undefined && entry.configuration !== null
     if (hasPath === hasInline) fail(`plugins[${i}] (${entry.name}) needs exactly one of path or configuration`)
     let config: unknown = entry.configuration
-    let baseDir = dirname(file)
+    let source = file
     if (hasPath) {
       const path = isAbsolute(entry.path) ? entry.path : resolve(dirname(file), entry.path)
       config = readDocument(path)
-      baseDir = dirname(path)
+      source = path
     }
     if (!isObject(config)) fail(`plugins[${i}] (${entry.name}): the configuration must be an object`)
     // Paths inside a plugin's configuration are relative to the file that holds it.
-    out.set(entry.name, { ...(config as AnyObject), baseDir })
+    out.set(entry.name, { ...(config as AnyObject), baseDir: dirname(source), source })
   })
   return out
 }

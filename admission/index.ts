@@ -4,11 +4,13 @@ import type { FastifyPluginAsync } from 'fastify'
 import namespaceLifecycle from './namespace-lifecycle.js'
 import limitPodHardAntiAffinityTopology from './limit-pod-hard-anti-affinity-topology.js'
 import alwaysPullImages from './always-pull-images.js'
+import imagePolicyWebhook from './image-policy-webhook.js'
 import rbacEscalation from './rbac-escalation.js'
 import serviceAccount from './service-account.js'
 import taintNodesByCondition from './taint-nodes-by-condition.js'
 import priority from './priority.js'
 import defaultTolerationSeconds from './default-toleration-seconds.js'
+import eventRateLimit from './event-rate-limit.js'
 import extendedResourceToleration from './extended-resource-toleration.js'
 import defaultStorageClass from './default-storage-class.js'
 import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
@@ -26,8 +28,10 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   serviceAccount,
   taintNodesByCondition,
   alwaysPullImages,
+  imagePolicyWebhook,
   priority,
   defaultTolerationSeconds,
+  eventRateLimit,
   extendedResourceToleration,
   defaultStorageClass,
   persistentVolumeClaimResize,

@@ -9,6 +9,8 @@ import { parse as parseYaml } from 'yaml'
 type AnyObject = Record<string, any>
 
 export interface WebhookClient {
+  /** The current context's cluster server (callers that accept only https check its protocol). */
+  readonly server: URL
   post (body: unknown): Promise<{ status: number, body: unknown }>
 }
 
@@ -50,6 +52,7 @@ export function webhookClientFromKubeconfig (file: string, timeoutMs = DEFAULT_T
     : undefined
 
   return {
+    server: url,
     post (body) {
       const payload = Buffer.from(JSON.stringify(body))
       return new Promise((resolvePromise, reject) => {

@@ -3,7 +3,7 @@
 // the core group) and `<group>/<version>/<resource>`; a value is true or false, omitted meaning
 // true. The more specific key wins. A disabled kind is still stored and used by the server's own
 // controllers; it is only absent from discovery and OpenAPI, and its paths answer 404.
-import { levelOf, removedVersion, type ApiLevel } from '../resources/api-versions.js'
+import { levelOf, removedVersion, TYPE_ONLY_GROUP_VERSIONS, type ApiLevel } from '../resources/api-versions.js'
 
 export interface RuntimeConfig {
   /**
@@ -75,6 +75,7 @@ export function parseRuntimeConfig (items: readonly string[]): RuntimeConfig {
           continue
         }
         const [group, version, resource] = key.split('/') as [string, string, string | undefined]
+        if (resource === undefined && TYPE_ONLY_GROUP_VERSIONS.includes(key)) continue
         const known = kinds.some(k => k.group === group && (k.version === version || (k.olderVersions ?? []).some(o => o.version === version)) &&
           (resource === undefined || k.plural === resource))
         if (known) continue

@@ -1,7 +1,7 @@
 // Group versions as data: the release each served version came in, and the versions the
 // reference server has removed for the kinds served here (with what replaces them), so that
 // --runtime-config can tell a removed version from a misspelt one.
-import { GROUPS, group } from './naming.js'
+import { GROUPS, IMAGE_POLICY, group } from './naming.js'
 
 export type ApiLevel = 'alpha' | 'beta' | 'ga'
 
@@ -41,3 +41,9 @@ export function removedVersion (group: string, version: string, resource?: strin
   return REMOVED_VERSIONS.find(r => r.group === group && r.version === version &&
     (r.resources === undefined || (resource !== undefined && r.resources.includes(resource))))
 }
+
+/**
+ * Group versions the reference server knows as types only, serving no resource: --runtime-config
+ * may turn them on (ImagePolicyWebhook's ImageReview), which serves nothing more.
+ */
+export const TYPE_ONLY_GROUP_VERSIONS: readonly string[] = [...IMAGE_POLICY.runtimeConfigKeys]

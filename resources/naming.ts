@@ -184,6 +184,24 @@ export const ADMISSION_WEBHOOK = {
   serviceDomain: 'svc'
 } as const
 
+/** EventRateLimit's configuration: kind Configuration in our group, or in the upstream spelling copied from upstream guides. */
+export const EVENT_RATE_LIMIT = {
+  configurationKind: 'Configuration',
+  configurationApiVersions: [`eventratelimit.admission.${GROUP_SUFFIX}/v1alpha1`, `eventratelimit.admission.${UPSTREAM_GROUP_SUFFIX}/v1alpha1`] as readonly string[]
+} as const
+
+/** ImagePolicyWebhook: the ImageReview it sends, the pod annotations it forwards, its audit and failed-open keys. */
+export const IMAGE_POLICY = {
+  reviewApiVersion: `${GROUPS.imagepolicy}/v1alpha1`,
+  /** The ImageReview group versions --runtime-config may name: the type only, no resource is served. */
+  runtimeConfigKeys: [`${GROUPS.imagepolicy}/v1alpha1`, `${upstreamGroup('imagepolicy')}/v1alpha1`] as readonly string[],
+  /** A pod annotation is forwarded when its key contains one of these (`<anything>.image-policy.svc.io/<anything>`). */
+  forwardedAnnotationInfixes: [`.image-policy.${GROUP_SUFFIX}/`, `.image-policy.${UPSTREAM_GROUP_SUFFIX}/`] as readonly string[],
+  auditAnnotationPrefix: `imagepolicywebhook.image-policy.${GROUP_SUFFIX}/`,
+  /** Set on a pod admitted because the backend failed and the policy allows by default. */
+  failedOpenPodAnnotation: `alpha.image-policy.${GROUP_SUFFIX}/failed-open`
+} as const
+
 /** Authentication identities and names (bootstrap tokens, service accounts, impersonation). */
 export const BOOTSTRAP = {
   secretPrefix: 'bootstrap-token-',

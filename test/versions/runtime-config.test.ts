@@ -40,6 +40,9 @@ test('bad keys and values are refused with a clear message', () => {
   assert.throws(() => parseRuntimeConfig([`${STORAGE}/v1/widgets=false`]).check(kinds), /unknown resource widgets in storage\.svc\.io\/v1/)
   assert.throws(() => parseRuntimeConfig(['api/some=false']).check(kinds), /unknown key "api\/some"/)
   parseRuntimeConfig([`${GROUPS.rbac}/v1beta1=false`, 'api/beta=false']).check(kinds)
+  // The ImageReview group version is a type the server knows (ImagePolicyWebhook sends it) and serves nothing.
+  parseRuntimeConfig([`${GROUPS.imagepolicy}/v1alpha1=true`, 'imagepolicy.k8s.io/v1alpha1=true']).check(kinds)
+  assert.throws(() => parseRuntimeConfig([`${GROUPS.imagepolicy}/v1alpha1/imagereviews=true`]).check(kinds), /unknown resource imagereviews/)
 })
 
 test('a server refuses an unknown --runtime-config key at start', async (t) => {
