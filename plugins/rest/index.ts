@@ -163,8 +163,14 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   fastify.removeAllContentTypeParsers()
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => { done(null, body) })
 
-  const caller = (request: FastifyRequest, fieldManager?: string): Caller =>
-    ({ user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [] })
+  // Each request's caller, so a refused write still answers the warnings and records the audit
+  // annotations gathered before the refusal (a webhook's, a policy's), as the reference server does.
+  const callers = new WeakMap<FastifyRequest, Caller>()
+  const caller = (request: FastifyRequest, fieldManager?: string): Caller => {
+    const c: Caller = { user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [] }
+    callers.set(request, c)
+    return c
+  }
 
   /** Repeated keys in a JSON body: refused under Strict, warned under Warn. */
   const checkDuplicates = (request: FastifyRequest, fv: FieldValidation, c: Caller, r: Resource, name: string): void => {
@@ -347,7 +353,20 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
 
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
   for (const url of ['/api/*', '/apis/*']) {
-    fastify.route({ method: [...methods], url, handler: dispatch, exposeHeadRoute: false })
+    fastify.route({
+      method: [...methods],
+      url,
+      exposeHeadRoute: false,
+      async handler (request, reply) {
+        try {
+          return await dispatch(request, reply)
+        } catch (err) {
+          const c = callers.get(request)
+          if (c !== undefined && !reply.sent) relay(reply, c)
+          throw err
+        }
+      }
+    })
   }
 }, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission', 'protobuf', 'authz'] })
 

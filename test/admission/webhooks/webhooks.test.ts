@@ -116,6 +116,14 @@ describe('admission webhooks', () => {
     assert.equal(warnings.length, 2)
   })
 
+  it('answers the warnings of a webhook that denies the request, beside the refusal', async () => {
+    hooks.handle('/warn-deny', () => ({ allowed: false, status: { code: 403, message: 'not today' }, warnings: ['try again tomorrow'] }))
+    await configure(VALIDATING, [webhook('warn-deny', '/warn-deny')])
+    const res = await createCm('warn-deny', 'wd1')
+    assert.equal(res.statusCode, 403)
+    assert.deepEqual(([] as string[]).concat(res.headers.warning as string | string[]), ['299 - "try again tomorrow"'])
+  })
+
   it('follows failurePolicy on a webhook error: Fail is a 500 naming the webhook, Ignore goes on', async () => {
     hooks.handle('/boom', () => ({ raw: { status: 500, body: '{}' } }))
     await configure(VALIDATING, [webhook('fail', '/boom')])
