@@ -31,7 +31,8 @@ const NS = {
   watch: 'bench-watch',
   update: 'bench-update',
   apply: 'bench-apply',
-  memory: 'bench-memory'
+  memory: 'bench-memory',
+  owned: 'bench-owned'
 }
 
 const log = (msg: string): void => { process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`) }
@@ -359,17 +360,17 @@ async function main (): Promise<void> {
       rows.push({ workload: 'apply unchanged', figure: `${round(again.perSecond)}/s (p99 ${round(again.latency.p99, 1)} ms)`, target: '0 writes', pass: writes === 0, note: `${writes} of ${c} objects written` })
     })
 
-    if (runs('memory')) await attempt('memory', async () => {
-      const template = await ensure(t, 'POST', `/api/v1/namespaces/${NS.memory}/configmaps`, configMapBody('template', bytes))
+    /** Fills copies of `template` into `namespace` until `total` ConfigMaps are cached, then reads RSS once it settles. */
+    const fillAndMeasure = async (namespace: string, template: string, total: number): Promise<{ rss: number, samples: number[], size: { objects: number, bytes: number } }> => {
       const have = await countConfigMaps(t)
-      const missing = flags.memoryObjects - have
-      log(`memory: ${have} ConfigMaps cached; writing ${Math.max(0, missing)} more through the store`)
+      const missing = total - have
+      log(`memory: ${have} ConfigMaps cached; writing ${Math.max(0, missing)} more into ${namespace} through the store`)
       if (missing > 0) {
-        await fillConfigMaps(db.url, template, NS.memory, 'm', missing)
+        await fillConfigMaps(db.url, template, namespace, 'm', missing)
         // A consistent list: the cache has taken in every write.
         let now = 0
         const deadline = Date.now() + 120_000
-        while (now < flags.memoryObjects) {
+        while (now < total) {
           if (Date.now() > deadline) throw new Error(`only ${now} ConfigMaps cached two minutes after the fill`)
           now = await countConfigMaps(t, false).catch(() => 0)
         }
@@ -380,11 +381,30 @@ async function main (): Promise<void> {
         await new Promise(resolve => setTimeout(resolve, 1000))
         samples.push(running.rssBytes())
       }
-      const rss = samples[samples.length - 1]!
-      const size = await configMapBytes(t)
+      return { rss: samples[samples.length - 1]!, samples, size: await configMapBytes(t) }
+    }
+
+    if (runs('memory')) await attempt('memory', async () => {
+      const template = await ensure(t, 'POST', `/api/v1/namespaces/${NS.memory}/configmaps`, configMapBody('template', bytes))
+      const { rss, samples, size } = await fillAndMeasure(NS.memory, template, flags.memoryObjects)
       raw.memory = { rssBytes: rss, rssSamples: samples, ...size }
       memoryBytes = size.bytes
       rows.push({ workload: `memory ${size.objects} objects`, figure: `RSS ${mib(rss)}`, ceiling: `JSON ${mib(size.bytes)}`, ratio: rss / size.bytes, target: '<= 3x', pass: rss <= 3 * size.bytes })
+    })
+
+    // The same, with half as many again owned by one live ConfigMap: what the garbage
+    // collector's graph of owner references adds to the cached objects' cost.
+    if (runs('owned')) await attempt('owned', async () => {
+      const owner = JSON.parse(await ensure(t, 'POST', `/api/v1/namespaces/${NS.owned}/configmaps`, configMapBody('owner', bytes))) as { metadata: { uid?: string } }
+      const uid = owner.metadata.uid ?? (JSON.parse((await api(t, 'GET', `/api/v1/namespaces/${NS.owned}/configmaps/owner`)).body) as { metadata: { uid: string } }).metadata.uid
+      const body = JSON.parse(configMapBody('template', bytes)) as { metadata: Record<string, unknown> }
+      body.metadata.ownerReferences = [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid }]
+      const template = await ensure(t, 'POST', `/api/v1/namespaces/${NS.owned}/configmaps`, JSON.stringify(body))
+      const owned = Math.ceil(flags.memoryObjects / 2)
+      const { rss, samples, size } = await fillAndMeasure(NS.owned, template, (await countConfigMaps(t)) + owned)
+      raw.owned = { rssBytes: rss, rssSamples: samples, owned, ...size }
+      memoryBytes = size.bytes
+      rows.push({ workload: `memory ${size.objects} objects, ${owned} with an owner`, figure: `RSS ${mib(rss)}`, ceiling: `JSON ${mib(size.bytes)}`, ratio: rss / size.bytes, target: '<= 3x', pass: rss <= 3 * size.bytes })
     })
 
     if (runs('startup')) await attempt('startup', async () => {
