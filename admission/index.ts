@@ -7,6 +7,7 @@ import alwaysPullImages from './always-pull-images.js'
 import rbacEscalation from './rbac-escalation.js'
 import serviceAccount from './service-account.js'
 import taintNodesByCondition from './taint-nodes-by-condition.js'
+import podSecurity from './pod-security/plugin.js'
 import priority from './priority.js'
 import defaultTolerationSeconds from './default-toleration-seconds.js'
 import extendedResourceToleration from './extended-resource-toleration.js'
@@ -26,6 +27,7 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   serviceAccount,
   taintNodesByCondition,
   alwaysPullImages,
+  podSecurity,
   priority,
   defaultTolerationSeconds,
   extendedResourceToleration,
