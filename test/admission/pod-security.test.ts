@@ -241,6 +241,21 @@ describe('PodSecurity configuration', () => {
     assert.deepEqual(warnings(loose), [])
   })
 
+  it('keeps labels that were invalid before from blocking other changes, and enforces restricted under an unparsable enforce label', async (t) => {
+    // Labels written while the plugin was off.
+    const without = await buildTestApp(t, { admission: { disable: ['PodSecurity'] } })
+    const legacy = await without.request({ method: 'POST', url: '/api/v1/namespaces', payload: { metadata: { name: 'legacy', labels: { [label('enforce')]: 'strict' } } } })
+    assert.equal(legacy.statusCode, 201, legacy.body)
+    const { request } = await buildTestApp(t, { databaseUrl: without.databaseUrl })
+    const other = await request({ method: 'PATCH', url: '/api/v1/namespaces/legacy', headers: { 'content-type': 'application/merge-patch+json' }, payload: JSON.stringify({ metadata: { labels: { team: 'a' } } }) })
+    assert.equal(other.statusCode, 200, other.body)
+    const worse = await request({ method: 'PATCH', url: '/api/v1/namespaces/legacy', headers: { 'content-type': 'application/merge-patch+json' }, payload: JSON.stringify({ metadata: { labels: { [label('enforce')]: 'stricter' } } }) })
+    assert.equal(worse.statusCode, 422, worse.body)
+    const pod = await request({ method: 'POST', url: pods('legacy'), payload: runPod('web') })
+    assert.equal(pod.statusCode, 403, pod.body)
+    assert.equal(pod.json().message, RUN_REFUSAL('web'))
+  })
+
   it('stops start-up on a configuration that does not validate', async (t) => {
     await assert.rejects(buildTestApp(t, {
       admission: {
