@@ -6,14 +6,36 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { forbidden, internalError, fieldErrorText, type FieldError } from '../../resources/status.js'
-import { POD_SECURITY } from '../../resources/naming.js'
+import { API_LEVEL, POD_SECURITY } from '../../resources/naming.js'
 import type { AdmissionAttributes } from '../chain.js'
 import type { AnyObject, PodView } from './check.js'
 import { podSecurityConfiguration, type PodSecurityConfiguration } from './configuration.js'
 import { evaluatePod, violationDetails } from './evaluate.js'
 import { validateNamespace } from './namespaces.js'
-import { fullyPrivileged, LATEST, levelVersionText, policyFromLabels, sameLevelVersion, type LevelVersion, type Policy } from './policy.js'
+import { atLeast, fullyPrivileged, LATEST, levelVersionText, policyFromLabels, sameLevelVersion, versionText, type LevelVersion, type Mode, type Policy } from './policy.js'
 import type { Violation } from './check.js'
+
+/** What the plugin counts (pod_security_evaluations_total, _exemptions_total, _errors_total). */
+export interface Recorder {
+  evaluation (decision: 'allow' | 'deny', lv: LevelVersion, mode: Mode, a: AdmissionAttributes): void
+  exemption (a: AdmissionAttributes): void
+  error (fatal: boolean, a: AdmissionAttributes): void
+}
+
+const SERVER_VERSION = Number(API_LEVEL.minor)
+
+function recorder (fastify: FastifyInstance): Recorder {
+  const operation = (a: AdmissionAttributes): string => a.operation.toLowerCase()
+  const resource = (a: AdmissionAttributes): string => isCore(a, 'pods') ? 'pod' : isCore(a, 'namespaces') ? 'namespace' : 'controller'
+  // Privileged is the same at every version; versions newer than this server's are one label.
+  const version = (lv: LevelVersion): string =>
+    lv.version === LATEST || lv.level === 'privileged' ? 'latest' : atLeast(SERVER_VERSION, lv.version) ? versionText(lv.version) : 'future'
+  return {
+    evaluation: (decision, lv, mode, a) => fastify.metrics?.podSecurityEvaluation(decision, lv.level, version(lv), mode, operation(a), resource(a), a.subresource),
+    exemption: (a) => fastify.metrics?.podSecurityExemption(operation(a), resource(a), a.subresource),
+    error: (fatal, a) => fastify.metrics?.podSecurityError(fatal, operation(a), resource(a), a.subresource)
+  }
+}
 
 export const PLUGIN_NAME = 'PodSecurity'
 const PODS = { group: '', resource: 'pods' }
@@ -53,13 +75,17 @@ const aggregate = (errors: FieldError[]): string => {
 }
 
 /** Evaluates a pod against the namespace's policy: enforce refuses, audit annotates, warn warns (unless refused). */
-function evaluate (a: AdmissionAttributes, config: PodSecurityConfiguration, policy: Policy, policyErrors: FieldError[], pod: PodView): void {
+function evaluate (a: AdmissionAttributes, config: PodSecurityConfiguration, record: Recorder, policy: Policy, policyErrors: FieldError[], pod: PodView): void {
   const runtimeClass = pod.spec.runtimeClassName
   if (typeof runtimeClass === 'string' && runtimeClass !== '' && config.exemptions.runtimeClasses.has(runtimeClass)) {
     a.auditAnnotations[AUDIT.exempt] = 'runtimeClass'
+    record.exemption(a)
     return
   }
-  if (policyErrors.length > 0) a.auditAnnotations[AUDIT.error] = `Failed to parse policy: ${aggregate(policyErrors)}`
+  if (policyErrors.length > 0) {
+    a.auditAnnotations[AUDIT.error] = `Failed to parse policy: ${aggregate(policyErrors)}`
+    record.error(false, a)
+  }
   const results: Array<{ lv: LevelVersion, violations: Violation[] }> = []
   const evaluated = (lv: LevelVersion): Violation[] => {
     let found = results.find(r => sameLevelVersion(r.lv, lv))
@@ -71,48 +97,57 @@ function evaluate (a: AdmissionAttributes, config: PodSecurityConfiguration, pol
   }
   a.auditAnnotations[AUDIT.enforcePolicy] = levelVersionText(policy.enforce)
   const refused = evaluated(policy.enforce)
+  record.evaluation(refused.length > 0 ? 'deny' : 'allow', policy.enforce, 'enforce', a)
   const audited = evaluated(policy.audit)
   if (audited.length > 0) {
     a.auditAnnotations[AUDIT.auditViolations] = `would violate PodSecurity ${JSON.stringify(levelVersionText(policy.audit))}: ${violationDetails(audited)}`
+    record.evaluation('deny', policy.audit, 'audit', a)
   }
   if (refused.length > 0) {
     const name = a.name !== '' ? a.name : String(a.object?.metadata?.name ?? '')
     throw forbidden(PODS, name, `violates PodSecurity ${JSON.stringify(levelVersionText(policy.enforce))}: ${violationDetails(refused)}`)
   }
   const warned = evaluated(policy.warn)
-  if (warned.length > 0) a.warnings.push(`would violate PodSecurity ${JSON.stringify(levelVersionText(policy.warn))}: ${violationDetails(warned)}`)
+  if (warned.length > 0) {
+    a.warnings.push(`would violate PodSecurity ${JSON.stringify(levelVersionText(policy.warn))}: ${violationDetails(warned)}`)
+    record.evaluation('deny', policy.warn, 'warn', a)
+  }
 }
 
-async function validatePod (a: AdmissionAttributes, config: PodSecurityConfiguration): Promise<void> {
+async function validatePod (a: AdmissionAttributes, config: PodSecurityConfiguration, record: Recorder): Promise<void> {
   if (IGNORED_POD_SUBRESOURCES.has(a.subresource)) return
   if (a.namespace !== '' && config.exemptions.namespaces.has(a.namespace)) {
     a.auditAnnotations[AUDIT.exempt] = 'namespace'
-    return
+    return record.exemption(a)
   }
   if (a.user.username !== '' && config.exemptions.usernames.has(a.user.username)) {
     a.auditAnnotations[AUDIT.exempt] = 'user'
-    return
+    return record.exemption(a)
   }
   const namespace = await a.lookup('namespaces', '', '', a.namespace)
-  if (namespace === undefined) throw internalError(`failed to lookup namespace ${JSON.stringify(a.namespace)}`)
+  if (namespace === undefined) {
+    record.error(true, a)
+    throw internalError(`failed to lookup namespace ${JSON.stringify(a.namespace)}`)
+  }
   const { policy, errors } = policyFromLabels(namespace.metadata?.labels, config.defaults)
   if (errors.length === 0 && fullyPrivileged(policy)) {
     a.auditAnnotations[AUDIT.enforcePolicy] = levelVersionText({ level: 'privileged', version: LATEST })
-    return
+    return record.evaluation('allow', policy.enforce, 'enforce', a)
   }
   const pod = a.object!
   if (a.operation === 'UPDATE' && a.oldObject !== undefined && !isSignificantPodUpdate(pod, a.oldObject)) return
-  evaluate(a, config, policy, errors, { metadata: pod.metadata ?? {}, spec: pod.spec ?? {} })
+  evaluate(a, config, record, policy, errors, { metadata: pod.metadata ?? {}, spec: pod.spec ?? {} })
 }
 
 export default fp(async function podSecurity (fastify: FastifyInstance) {
   let config: PodSecurityConfiguration | undefined
+  const record = recorder(fastify)
   fastify.admission.add({
     name: PLUGIN_NAME,
     handles: (a) => (a.operation === 'CREATE' || a.operation === 'UPDATE') && a.object !== undefined && (isCore(a, 'pods') || isCore(a, 'namespaces')),
     async validate (a) {
       if (isCore(a, 'namespaces')) return await validateNamespace(a, config!)
-      await validatePod(a, config!)
+      await validatePod(a, config!, record)
     }
   })
   // Read only when the plugin runs: a configuration that does not validate stops start-up.

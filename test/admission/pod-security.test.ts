@@ -93,6 +93,13 @@ describe('PodSecurity admission', () => {
     // A dry run is judged the same way.
     const dry = await request({ method: 'POST', url: `${pods('enforced')}?dryRun=All`, payload: runPod('dry') })
     assert.equal(dry.statusCode, 403)
+
+    const metrics = (await request({ method: 'GET', url: '/metrics' })).body
+    const evaluations = (decision: string): number => Number(new RegExp(
+      `^pod_security_evaluations_total\\{decision="${decision}",policy_level="restricted",policy_version="latest",mode="enforce",request_operation="create",resource="pod",subresource=""\\} (\\d+)$`, 'm'
+    ).exec(metrics)?.[1])
+    assert.equal(evaluations('deny'), 3, metrics)
+    assert.equal(evaluations('allow'), 1, metrics)
   })
 
   it('records the enforced policy and the audit level\'s violations in the audit log, refused or not', async () => {
