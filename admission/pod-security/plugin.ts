@@ -6,36 +6,14 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { forbidden, internalError, fieldErrorText, type FieldError } from '../../resources/status.js'
-import { API_LEVEL, POD_SECURITY } from '../../resources/naming.js'
+import { POD_SECURITY } from '../../resources/naming.js'
 import type { AdmissionAttributes } from '../chain.js'
-import type { AnyObject, PodView } from './check.js'
+import type { AnyObject, PodView, Violation } from './check.js'
 import { podSecurityConfiguration, type PodSecurityConfiguration } from './configuration.js'
 import { evaluatePod, violationDetails } from './evaluate.js'
 import { validateNamespace } from './namespaces.js'
-import { atLeast, fullyPrivileged, LATEST, levelVersionText, policyFromLabels, sameLevelVersion, versionText, type LevelVersion, type Mode, type Policy } from './policy.js'
-import type { Violation } from './check.js'
-
-/** What the plugin counts (pod_security_evaluations_total, _exemptions_total, _errors_total). */
-export interface Recorder {
-  evaluation (decision: 'allow' | 'deny', lv: LevelVersion, mode: Mode, a: AdmissionAttributes): void
-  exemption (a: AdmissionAttributes): void
-  error (fatal: boolean, a: AdmissionAttributes): void
-}
-
-const SERVER_VERSION = Number(API_LEVEL.minor)
-
-function recorder (fastify: FastifyInstance): Recorder {
-  const operation = (a: AdmissionAttributes): string => a.operation.toLowerCase()
-  const resource = (a: AdmissionAttributes): string => isCore(a, 'pods') ? 'pod' : isCore(a, 'namespaces') ? 'namespace' : 'controller'
-  // Privileged is the same at every version; versions newer than this server's are one label.
-  const version = (lv: LevelVersion): string =>
-    lv.version === LATEST || lv.level === 'privileged' ? 'latest' : atLeast(SERVER_VERSION, lv.version) ? versionText(lv.version) : 'future'
-  return {
-    evaluation: (decision, lv, mode, a) => fastify.metrics?.podSecurityEvaluation(decision, lv.level, version(lv), mode, operation(a), resource(a), a.subresource),
-    exemption: (a) => fastify.metrics?.podSecurityExemption(operation(a), resource(a), a.subresource),
-    error: (fatal, a) => fastify.metrics?.podSecurityError(fatal, operation(a), resource(a), a.subresource)
-  }
-}
+import { fullyPrivileged, LATEST, levelVersionText, policyFromLabels, sameLevelVersion, type LevelVersion, type Policy } from './policy.js'
+import { recorder, type Recorder } from './recorder.js'
 
 export const PLUGIN_NAME = 'PodSecurity'
 const PODS = { group: '', resource: 'pods' }
