@@ -8,6 +8,7 @@ import imagePolicyWebhook from './image-policy-webhook.js'
 import rbacEscalation from './rbac-escalation.js'
 import serviceAccount from './service-account.js'
 import taintNodesByCondition from './taint-nodes-by-condition.js'
+import podSecurity from './pod-security/plugin.js'
 import priority from './priority.js'
 import defaultTolerationSeconds from './default-toleration-seconds.js'
 import eventRateLimit from './event-rate-limit.js'
@@ -29,6 +30,7 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   taintNodesByCondition,
   alwaysPullImages,
   imagePolicyWebhook,
+  podSecurity,
   priority,
   defaultTolerationSeconds,
   eventRateLimit,

@@ -259,3 +259,14 @@ export const NODE_TAINTS = {
 
 /** The label every node carries with its host name (the only pod anti-affinity topology LimitPodHardAntiAffinityTopology allows). */
 export const HOSTNAME_LABEL = `${GROUP_SUFFIX}/hostname`
+
+/** PodSecurity admission: namespace labels (`<prefix>enforce`, `<prefix>enforce-version`, …), audit annotation keys, the pod annotations its checks read, and its configuration's apiVersions. */
+export const POD_SECURITY = {
+  labelPrefix: `pod-security.${GROUP_SUFFIX}/`,
+  appArmorContainerAnnotationPrefix: `container.apparmor.security.beta.${GROUP_SUFFIX}/`,
+  seccompPodAnnotation: `seccomp.security.alpha.${GROUP_SUFFIX}/pod`,
+  seccompContainerAnnotationPrefix: `container.seccomp.security.alpha.${GROUP_SUFFIX}/`,
+  configurationKind: 'PodSecurityConfiguration',
+  configurationApiVersions: ['v1', 'v1beta1', 'v1alpha1']
+    .flatMap(v => [`pod-security.admission.config.${GROUP_SUFFIX}/${v}`, `${upstreamGroup('pod-security.admission.config')}/${v}`]) as readonly string[]
+} as const

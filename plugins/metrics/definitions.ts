@@ -60,6 +60,24 @@ export const METRICS = {
     stability: 'ALPHA',
     labels: ['name', 'operation', 'type', 'error_type', 'rejection_code']
   },
+  podSecurityEvaluations: {
+    name: 'pod_security_evaluations_total',
+    help: 'Number of policy evaluations that occurred, not counting ignored or exempt requests.',
+    stability: 'ALPHA',
+    labels: ['decision', 'policy_level', 'policy_version', 'mode', 'request_operation', 'resource', 'subresource']
+  },
+  podSecurityExemptions: {
+    name: 'pod_security_exemptions_total',
+    help: 'Number of exempt requests, not counting ignored or out of scope requests.',
+    stability: 'ALPHA',
+    labels: ['request_operation', 'resource', 'subresource']
+  },
+  podSecurityErrors: {
+    name: 'pod_security_errors_total',
+    help: 'Number of errors preventing normal evaluation. Non-fatal errors may result in the latest restricted profile being used for evaluation.',
+    stability: 'ALPHA',
+    labels: ['fatal', 'request_operation', 'resource', 'subresource']
+  },
   requestedDeprecatedApis: {
     name: 'apiserver_requested_deprecated_apis',
     help: '1 for each deprecated API version that has been requested, by group, version, resource, subresource and the release that removes it.',

@@ -22,6 +22,10 @@ export interface ApiserverMetrics {
   admissionStep (operation: string, type: 'admit' | 'validate', rejected: boolean, seconds: number): void
   webhookRejection (name: string, operation: string, type: 'admit' | 'validating', errorType: 'calling_webhook_error' | 'apiserver_internal_error' | 'no_error', code: number): void
   requestedDeprecatedApi (group: string, version: string, resource: string, subresource: string, removedRelease: string): void
+  /** PodSecurity: a mode's decision on a pod at a level and version (labels as the reference recorder words them). */
+  podSecurityEvaluation (decision: 'allow' | 'deny', level: string, version: string, mode: string, operation: string, resource: string, subresource: string): void
+  podSecurityExemption (operation: string, resource: string, subresource: string): void
+  podSecurityError (fatal: boolean, operation: string, resource: string, subresource: string): void
   /** The counter a watch stream of this kind increments per event sent; look it up once per stream. */
   watchEvents (group: string, version: string, resource: string): CounterCell
 }
@@ -64,6 +68,9 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
   const admissionStep = histogram(METRICS.admissionStep)
   const webhookRejection = counter(METRICS.webhookRejection)
   const deprecatedApis = gauge(METRICS.requestedDeprecatedApis)
+  const podSecurityEvaluations = counter(METRICS.podSecurityEvaluations)
+  const podSecurityExemptions = counter(METRICS.podSecurityExemptions)
+  const podSecurityErrors = counter(METRICS.podSecurityErrors)
   const dbDuration = histogram(METRICS.storageRequestDuration)
   const writeBatch = histogram(METRICS.storageWriteBatch)
 
@@ -98,7 +105,12 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
     admissionStep (operation, type, rejected, seconds) { admissionStep.child(operation, String(rejected), type).observe(seconds) },
     webhookRejection (name, operation, type, errorType, code) { webhookRejection.child(name, operation, type, errorType, String(Math.min(code, 600))).inc() },
     requestedDeprecatedApi (group, version, resource, subresource, removedRelease) { deprecatedApis.child(group, version, resource, subresource, removedRelease).set(1) },
-    watchEvents: (group, version, resource) => watchEvents.child(group, version, resource)
+    watchEvents: (group, version, resource) => watchEvents.child(group, version, resource),
+    podSecurityEvaluation (decision, level, version, mode, operation, resource, subresource) {
+      podSecurityEvaluations.child(decision, level, version, mode, operation, resource, subresource).inc()
+    },
+    podSecurityExemption (operation, resource, subresource) { podSecurityExemptions.child(operation, resource, subresource).inc() },
+    podSecurityError (fatal, operation, resource, subresource) { podSecurityErrors.child(String(fatal), operation, resource, subresource).inc() }
   }
   fastify.decorate('metrics', decorated)
 

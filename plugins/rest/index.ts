@@ -163,8 +163,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   fastify.removeAllContentTypeParsers()
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => { done(null, body) })
 
-  // Each request's caller, so a refused write still answers the warnings and records the audit
-  // annotations gathered before the refusal (a webhook's, a policy's), as the reference server does.
+  /** Each write's caller, so a refused write still relays what admission gathered (as the reference server's warning and audit recorders do). */
   const callers = new WeakMap<FastifyRequest, Caller>()
   const caller = (request: FastifyRequest, fieldManager?: string): Caller => {
     const c: Caller = { user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [] }
@@ -190,6 +189,16 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     if (c.warnings.length > 0) void reply.header('warning', warningHeaders(c.warnings))
     if (c.auditAnnotations !== undefined) {
       for (const [key, value] of Object.entries(c.auditAnnotations)) reply.server.audit.annotate(reply.request, key, value)
+    }
+  }
+
+  async function dispatchRelayingOnError (request: FastifyRequest, reply: FastifyReply): Promise<unknown> {
+    try {
+      return await dispatch(request, reply)
+    } catch (err) {
+      const c = callers.get(request)
+      if (c !== undefined) relay(reply, c)
+      throw err
     }
   }
 
@@ -353,20 +362,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
 
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
   for (const url of ['/api/*', '/apis/*']) {
-    fastify.route({
-      method: [...methods],
-      url,
-      exposeHeadRoute: false,
-      async handler (request, reply) {
-        try {
-          return await dispatch(request, reply)
-        } catch (err) {
-          const c = callers.get(request)
-          if (c !== undefined && !reply.sent) relay(reply, c)
-          throw err
-        }
-      }
-    })
+    fastify.route({ method: [...methods], url, handler: dispatchRelayingOnError, exposeHeadRoute: false })
   }
 }, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission', 'protobuf', 'authz'] })
 
