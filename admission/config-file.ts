@@ -41,8 +41,12 @@ export function readAdmissionConfigFile (file: string): Map<string, AnyObject> {
       source = path
     }
     if (!isObject(config)) fail(`plugins[${i}] (${entry.name}): the configuration must be an object`)
-    // Paths inside a plugin's configuration are relative to the file that holds it.
-    out.set(entry.name, { ...(config as AnyObject), baseDir: dirname(source), source })
+    // Paths inside a plugin's configuration are relative to the file that holds it. Where it
+    // came from rides along unenumerated, so a plugin that refuses unknown fields never sees it.
+    out.set(entry.name, Object.defineProperties({ ...(config as AnyObject) }, {
+      baseDir: { value: dirname(source), enumerable: false },
+      source: { value: source, enumerable: false }
+    }))
   })
   return out
 }
