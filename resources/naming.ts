@@ -165,9 +165,11 @@ export const GROUP_ALIASES: Readonly<Record<string, string>> = {
 
 /**
  * Aliases discovery also announces: `kubectl certificate approve|deny` resolves
- * `certificatesigningrequests` through discovery and handles only objects of the upstream group.
+ * `certificatesigningrequests` through discovery and handles only objects of the upstream group;
+ * Ingress manifests are written for `networking.k8s.io/v1` almost everywhere, and kubectl maps
+ * their kind to a path through discovery.
  */
-export const DISCOVERED_ALIASES: readonly string[] = [upstreamGroup('certificates')]
+export const DISCOVERED_ALIASES: readonly string[] = [upstreamGroup('certificates'), upstreamGroup('networking')]
 
 /** Our name of a group a client may spell the upstream way (roleRef.apiGroup from kubectl). */
 export const canonicalGroup = (name: string): string => GROUP_ALIASES[name] ?? name
