@@ -14,6 +14,15 @@ const warningLog = () => {
 }
 
 describe('AlwaysAdmit and AlwaysDeny', () => {
+  it('run, with the other plugins of this family, in the reference server\'s order (AllOrderedPlugins)', async (t) => {
+    const reference = ['AlwaysAdmit', 'NamespaceAutoProvision', 'NamespaceLifecycle', 'NamespaceExists', 'StorageObjectInUseProtection',
+      'OwnerReferencesPermissionEnforcement', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'DenyServiceExternalIPs',
+      'MutatingAdmissionWebhook', 'ValidatingAdmissionWebhook', 'AlwaysDeny']
+    const enable = ['AlwaysAdmit', 'NamespaceAutoProvision', 'NamespaceExists', 'OwnerReferencesPermissionEnforcement', 'DenyServiceExternalIPs', 'AlwaysDeny']
+    const { app } = await buildTestApp(t, { admission: { enable } })
+    assert.deepEqual(app.admission.enabled().filter(n => reference.includes(n)), reference)
+  })
+
   it('are off by default and warn of nothing', async (t) => {
     const log = warningLog()
     const { app } = await buildTestApp(t, { logger: log.logger })
