@@ -78,6 +78,11 @@ test('kubectl creates ingress classes and ingresses and shows their columns', as
   const named = await kubectl('get', 'ing', 'catch-all', '-o', 'jsonpath={.spec.rules[0].http.paths[0].backend.service.port.name} {.spec.defaultBackend.service.name}')
   assert.equal(named.out, 'http default-svc')
 
+  const prefix = await kubectl('create', 'ingress', 'shop', '--class=nginx', '--rule=shop.example.com/*=web:80,tls=shop-tls')
+  assert.ok(prefix.ok, prefix.out)
+  const prefixPath = await kubectl('get', 'ing', 'shop', '-o', 'jsonpath={.spec.rules[0].http.paths[0].path} {.spec.rules[0].http.paths[0].pathType}')
+  assert.equal(prefixPath.out, '/ Prefix')
+
   const bad = await kubectl('create', 'ingress', 'bad', '--rule=foo.example.com/a//b=svc1:8080')
   assert.ok(!bad.ok)
   assert.match(bad.out, /spec\.rules\[0\]\.http\.paths\[0\]\.path: Invalid value: "\/a\/\/b": must not contain '\/\/'/)
