@@ -110,12 +110,20 @@ const deprecatedAnnotationWarning = (ingress: Ingress, warnings: string[]): void
   }
 }
 
-/** Up to three hosts, `*` for none, as kubectl's Hosts column shows them. */
+/**
+ * The first three hosts, `*` for none, as the reference printer shows them: once three are
+ * listed, any further rule adds `+ N more...`, N counting rules (hostless ones too) past three.
+ */
 function hostsText (rules: Ingress[] | undefined): string {
   const all = rules ?? []
-  const hosts = all.slice(0, 3).map(r => r.host ?? '').filter(h => h !== '')
+  const hosts: string[] = []
+  let more = false
+  for (const rule of all) {
+    if (hosts.length === 3) more = true
+    if (!more && (rule.host ?? '') !== '') hosts.push(rule.host)
+  }
   if (hosts.length === 0) return '*'
-  return all.length > 3 ? `${hosts.join(',')} + ${all.length - 3} more...` : hosts.join(',')
+  return more ? `${hosts.join(',')} + ${all.length - 3} more...` : hosts.join(',')
 }
 
 function addressText (ingress: Ingress): string {

@@ -1,7 +1,7 @@
-// kubectl's ingress commands end to end: `kubectl create ingressclass`-less manifests and
-// `kubectl create ingress` (a typed client of the upstream group) with rules, TLS and the
-// default class, `kubectl get ingress` and `kubectl get ingressclass` columns, and an invalid
-// path refused with its field path.
+// kubectl's ingress commands end to end: IngressClass manifests in both group spellings
+// applied, `kubectl create ingress` (a typed client of the upstream group, protobuf bodies) with
+// rules, TLS and the default class, `kubectl get ingress` and `kubectl get ingressclass` columns,
+// and an invalid path refused with its field path.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile } from 'node:child_process'

@@ -130,7 +130,7 @@ describe('networking kinds', () => {
     const t = (await app().request({ method: 'GET', url: ingresses, headers: TABLE })).json()
     assert.deepEqual(t.columnDefinitions.map((c: { name: string }) => c.name), ['Name', 'Class', 'Hosts', 'Address', 'Ports', 'Age'])
     const row = (name: string) => t.rows.find((r: { cells: unknown[] }) => r.cells[0] === name).cells
-    assert.deepEqual(row('lb').slice(0, 5), ['lb', 'nginx', 'a.example.com,b.example.com + 2 more...', '10.0.0.2,10.0.0.9,lb.example.com', '80, 443'])
+    assert.deepEqual(row('lb').slice(0, 5), ['lb', 'nginx', 'a.example.com,b.example.com,c.example.com + 2 more...', '10.0.0.2,10.0.0.9,lb.example.com', '80, 443'])
     assert.deepEqual(row('o1').slice(1, 5), ['<none>', 'foo.example.com', '', '80'])
     assert.equal(row('o2')[2], '*')
   })
