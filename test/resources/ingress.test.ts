@@ -147,6 +147,19 @@ describe('networking kinds', () => {
     assert.ok(discovery.resources.some((r: { name: string, namespaced: boolean }) => r.name === 'ingressclasses' && !r.namespaced))
   })
 
+  it('takes a server-side apply of an ingress, and a second manager\'s rules replace the list as a whole', async () => {
+    const apply = (manager: string, body: Record<string, unknown>) => app().request({
+      method: 'PATCH', url: `${ingresses}/applied?fieldManager=${manager}&force=true`, headers: { 'content-type': 'application/apply-patch+yaml' },
+      payload: JSON.stringify({ apiVersion: 'networking.svc.io/v1', kind: 'Ingress', metadata: { name: 'applied' }, ...body })
+    })
+    const first = await apply('one', { spec: { ingressClassName: 'nginx', rules: [rule('a.example.com'), rule('b.example.com')] } })
+    assert.equal(first.statusCode, 201, first.body)
+    const second = await apply('two', { spec: { rules: [rule('c.example.com')] } })
+    assert.equal(second.statusCode, 200, second.body)
+    assert.deepEqual(second.json().spec.rules.map((r: { host: string }) => r.host), ['c.example.com'])
+    assert.equal(second.json().spec.ingressClassName, 'nginx')
+  })
+
   it('documents the kinds in OpenAPI under the upstream package names', async () => {
     const doc = (await app().request({ method: 'GET', url: '/openapi/v3/apis/networking.svc.io/v1' })).json()
     assert.ok(doc.components.schemas['io.k8s.api.networking.v1.Ingress'])
