@@ -78,6 +78,11 @@ describe('networking kinds', () => {
     })
   }
 
+  it('knows only the v1 field names: spec.backend and serviceName are the older versions\'', async () => {
+    const res = await app().request({ method: 'POST', url: `${ingresses}?fieldValidation=Strict`, payload: { metadata: { name: 'old-shape' }, spec: { backend: { serviceName: 'web', servicePort: 80 } } } })
+    assertInvalid(res, 'spec.backend', 'FieldValueInvalid', 'unknown field "spec.backend"')
+  })
+
   it('defaults the parameters scope to Cluster', async () => {
     const res = await app().request({ method: 'POST', url: classes, payload: { metadata: { name: 'scoped' }, ...cls({ parameters: { kind: 'P', name: 'p' } }) } })
     assert.equal(res.statusCode, 201, res.body)
