@@ -1,7 +1,10 @@
 // The admission family: every built-in plugin, in the order the chain runs them. Each is a
 // Fastify plugin that adds itself to `fastify.admission`; the flags decide which ones run.
 import type { FastifyPluginAsync } from 'fastify'
+import alwaysAdmit from './always-admit.js'
+import namespaceAutoProvision from './namespace-autoprovision.js'
 import namespaceLifecycle from './namespace-lifecycle.js'
+import namespaceExists from './namespace-exists.js'
 import limitPodHardAntiAffinityTopology from './limit-pod-hard-anti-affinity-topology.js'
 import alwaysPullImages from './always-pull-images.js'
 import imagePolicyWebhook from './image-policy-webhook.js'
@@ -16,14 +19,21 @@ import extendedResourceToleration from './extended-resource-toleration.js'
 import defaultStorageClass from './default-storage-class.js'
 import persistentVolumeClaimResize from './persistent-volume-claim-resize.js'
 import storageObjectInUseProtection from './storage-object-in-use-protection.js'
+import ownerReferencesPermissionEnforcement from './owner-references-permission-enforcement.js'
 import mutatingAdmissionWebhook from './webhooks/mutating.js'
 import validatingAdmissionWebhook from './webhooks/validating.js'
 import certificateApproval from './certificate-approval.js'
 import certificateSigning from './certificate-signing.js'
 import certificateSubjectRestriction from './certificate-subject-restriction.js'
+import defaultIngressClass from './default-ingress-class.js'
+import denyServiceExternalIPs from './deny-service-external-ips.js'
+import alwaysDeny from './always-deny.js'
 
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
+  alwaysAdmit,
+  namespaceAutoProvision,
   namespaceLifecycle,
+  namespaceExists,
   rbacEscalation,
   limitPodHardAntiAffinityTopology,
   serviceAccount,
@@ -38,10 +48,15 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   defaultStorageClass,
   persistentVolumeClaimResize,
   storageObjectInUseProtection,
+  ownerReferencesPermissionEnforcement,
   certificateApproval,
   certificateSigning,
   certificateSubjectRestriction,
-  // Last of the mutating and of the validating plugins, as in the reference server's order.
+  defaultIngressClass,
+  denyServiceExternalIPs,
+  // Last of the mutating and of the validating plugins (but AlwaysDeny), as in the reference server's order.
   mutatingAdmissionWebhook,
-  validatingAdmissionWebhook
+  validatingAdmissionWebhook,
+  // After everything, as the reference server's order has it.
+  alwaysDeny
 ]

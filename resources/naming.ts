@@ -26,7 +26,8 @@ export const GROUPS = {
   bootstrap: group('bootstrap'),
   audit: group('audit'),
   coordination: group('coordination'),
-  scheduling: group('scheduling')
+  scheduling: group('scheduling'),
+  networking: group('networking')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -67,6 +68,9 @@ export const LABELS = {
 
 export const ANNOTATIONS = {
   defaultStorageClass: `storageclass.${GROUP_SUFFIX}/is-default-class`,
+  defaultIngressClass: `ingressclass.${GROUP_SUFFIX}/is-default-class`,
+  /** The class an Ingress named before spec.ingressClassName existed (deprecated, still honoured). */
+  ingressClass: `${GROUP_SUFFIX}/ingress.class`,
   deprecated: `${GROUP_SUFFIX}/deprecated`,
   /** Audit annotation beside `deprecated`: the release that removes the version asked for. */
   removedRelease: `${GROUP_SUFFIX}/removed-release`,
@@ -154,14 +158,18 @@ export const GROUP_ALIASES: Readonly<Record<string, string>> = {
   [upstreamGroup('rbac.authorization')]: GROUPS.rbac,
   // kubectl certificate approve|deny and kubectl auth whoami use typed upstream clients.
   [upstreamGroup('certificates')]: GROUPS.certificates,
-  [upstreamGroup('authentication')]: GROUPS.authentication
+  [upstreamGroup('authentication')]: GROUPS.authentication,
+  // kubectl create ingress uses a typed upstream client.
+  [upstreamGroup('networking')]: GROUPS.networking
 }
 
 /**
  * Aliases discovery also announces: `kubectl certificate approve|deny` resolves
- * `certificatesigningrequests` through discovery and handles only objects of the upstream group.
+ * `certificatesigningrequests` through discovery and handles only objects of the upstream group;
+ * Ingress manifests are written for `networking.k8s.io/v1` almost everywhere, and kubectl maps
+ * their kind to a path through discovery.
  */
-export const DISCOVERED_ALIASES: readonly string[] = [upstreamGroup('certificates')]
+export const DISCOVERED_ALIASES: readonly string[] = [upstreamGroup('certificates'), upstreamGroup('networking')]
 
 /** Our name of a group a client may spell the upstream way (roleRef.apiGroup from kubectl). */
 export const canonicalGroup = (name: string): string => GROUP_ALIASES[name] ?? name
