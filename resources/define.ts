@@ -3,6 +3,7 @@ import type { Static, TObject } from '@sinclair/typebox'
 import type { FieldError } from './status.js'
 import type { UserInfo } from './user-info.js'
 import type { Attributes, RuleSet, Verdict } from './authorization.js'
+import type { FeatureGates } from './feature-gates.js'
 
 export type Scope = 'Namespaced' | 'Cluster'
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
@@ -15,6 +16,10 @@ export interface RequestContext {
   dryRun: boolean
   /** Warnings to return in `Warning: 299` headers. */
   warnings: string[]
+  /** --feature-gates: gated behaviour of a kind asks here. */
+  features: FeatureGates
+  /** The group/version the request named (`v1`, `events.svc.io/v1`): a kind served in several validates by it. */
+  requestVersion?: string
 }
 
 // Kinds operate on plain JSON objects; each hook receives its kind's Static type.

@@ -18,6 +18,7 @@ import { duplicateFields } from './duplicate-fields.js'
 import { jsonTooDeep, valueTooDeep } from './bounded-decode.js'
 import { warningHeaders } from './warnings.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
+import { featureGates, type FeatureGates } from '../../resources/feature-gates.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
 
@@ -37,6 +38,8 @@ export interface ResourceRegistry {
   find (plural: string, group: string): GenericStore | undefined
   /** Serves a subresource of a registered kind whose behaviour lives outside its kind file (serviceaccounts/token). */
   addSubresource (plural: string, group: string, name: string, def: SubresourceDefinition): void
+  /** --feature-gates. */
+  readonly features: FeatureGates
 }
 
 declare module 'fastify' {
@@ -108,6 +111,8 @@ export interface RestOptions {
   watch?: Partial<WatchSettings>
   /** Whether a kind's group version is served (--runtime-config); a kind not served is still stored. */
   served?: (group: string, version: string, plural: string, removed?: boolean) => boolean
+  /** --feature-gates; every gate at its default when absent. */
+  features?: FeatureGates
 }
 
 export default fp(async function rest (fastify: FastifyInstance, opts: RestOptions) {
@@ -147,6 +152,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       return store
     },
     all: () => stores,
+    features: opts.features ?? featureGates(),
     served: () => served,
     olderVersion: (group, version, plural) => olderVersions.get(`${group}/${version}/${plural}`),
     lookup: (group, version, plural) => byPath.get(`${group}/${version}/${plural}`),
@@ -262,7 +268,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         return sendList(reply, r, page.items, listMeta, enc)
       }
       case 'watch': {
-        const o = parseListOptions(query)
+        const o = parseListOptions(query, false, registry.features.enabled('WatchList'))
         await serveWatch(store, ns, o, enc.repr, request, reply, watchSettings, alias === undefined ? undefined : { apiVersion: alias, rewrite: objectJson })
         return reply
       }
