@@ -26,7 +26,8 @@ export const GROUPS = {
   bootstrap: group('bootstrap'),
   audit: group('audit'),
   coordination: group('coordination'),
-  scheduling: group('scheduling')
+  scheduling: group('scheduling'),
+  events: group('events')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -154,7 +155,9 @@ export const GROUP_ALIASES: Readonly<Record<string, string>> = {
   [upstreamGroup('rbac.authorization')]: GROUPS.rbac,
   // kubectl certificate approve|deny and kubectl auth whoami use typed upstream clients.
   [upstreamGroup('certificates')]: GROUPS.certificates,
-  [upstreamGroup('authentication')]: GROUPS.authentication
+  [upstreamGroup('authentication')]: GROUPS.authentication,
+  // client-go's events/v1 recorder writes through events.k8s.io.
+  [upstreamGroup('events')]: GROUPS.events
 }
 
 /**
