@@ -33,6 +33,8 @@ export interface Strategy<T = AnyObject> {
   prepareForUpdate?(obj: T, old: T, ctx: RequestContext): void
   /** Field errors of a new object; must not mutate. Generic metadata rules are checked separately. */
   validate?(obj: T, ctx: RequestContext): FieldError[]
+  /** Field errors only a new object can have (rules for creates alone); `validate` runs too. */
+  validateCreate?(obj: T, ctx: RequestContext): FieldError[]
   /** Field errors of an update (immutability); `validate` runs too. */
   validateUpdate?(obj: T, old: T, ctx: RequestContext): FieldError[]
   /** After validation, before persisting; may mutate (drop write-only fields). */

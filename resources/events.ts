@@ -177,9 +177,11 @@ export default defineResource({
   strategy: {
     validate (ev, ctx) {
       const errors = validateAnyEvent(ev)
-      if (throughEventsV1(ctx)) errors.push(...validateEventsV1Create(ev))
-      else if (set(ev.type) && !TYPES.includes(ev.type as string)) errors.push({ type: 'NotSupported', field: 'type', value: ev.type, supported: TYPES })
+      if (!throughEventsV1(ctx) && set(ev.type) && !TYPES.includes(ev.type as string)) errors.push({ type: 'NotSupported', field: 'type', value: ev.type, supported: TYPES })
       return errors
+    },
+    validateCreate (ev, ctx) {
+      return throughEventsV1(ctx) ? validateEventsV1Create(ev) : []
     },
     validateUpdate (ev, old, ctx) {
       return throughEventsV1(ctx) ? validateEventsV1Update(ev, old) : []

@@ -255,6 +255,7 @@ export class GenericStore {
     const s = this.resource.strategy
     const errors = [...validateMetadata(this.resource, obj, old === undefined), ...(s.validate?.(obj, ctx) ?? [])]
     if (old !== undefined) errors.push(...(s.validateUpdate?.(obj, old, ctx) ?? []))
+    else errors.push(...(s.validateCreate?.(obj, ctx) ?? []))
     if (errors.length > 0) throw invalid({ group: this.resource.group, kind: this.resource.kind }, obj.metadata?.name ?? '', errors)
   }
 
