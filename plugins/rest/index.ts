@@ -171,7 +171,8 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           columns: conversion.columns,
           fieldSelectors: undefined,
           subresources: {},
-          olderVersions: undefined,
+          // A deprecated form lists itself, as the deprecation hooks look for.
+          olderVersions: conversion.deprecated === undefined ? undefined : [conversion],
           servedAs: undefined
         }
         served.push(view)
@@ -357,8 +358,10 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       case 'update': {
         const o = parseWriteOptions(query, 'UpdateOptions')
         const c = caller(request, o.fieldManager)
+        // Decoded first: the duplicate scan expects a body that parses.
+        const decoded = decodeObject(request, served.kind)
         checkDuplicates(request, o.fieldValidation, c, served, info.name)
-        const body = toStored(decodeObject(request, served.kind), o.fieldValidation, c, info.name)
+        const body = toStored(decoded, o.fieldValidation, c, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         const result = await store.update(ns, info.name,
           (old) => subresource === undefined ? body : subresource.merge!(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
