@@ -1,6 +1,7 @@
 // Command-line flags, named as the reference server names them.
 import { isIP } from 'node:net'
 import { checkPluginNames } from '../admission/plugin-names.js'
+import { featureGates, parseFeatureGateFlag } from '../resources/feature-gates.js'
 export interface Flags {
   securePort: number
   bindAddress: string
@@ -59,6 +60,8 @@ export interface Flags {
   requestheaderExtraHeadersPrefix: string[]
   showHiddenMetricsForVersion?: string
   runtimeConfig: string[]
+  /** --feature-gates, as given (`Name=true`); checked against the registry at parse time. */
+  featureGates: Record<string, boolean>
   auditPolicyFile?: string
   auditLogPath?: string
   auditLogMaxAge: number
@@ -144,6 +147,7 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     requestheaderGroupHeaders: [],
     requestheaderExtraHeadersPrefix: [],
     runtimeConfig: [],
+    featureGates: {},
     auditLogMaxAge: 0,
     auditLogMaxBackup: 0,
     auditLogMaxSize: 0,
@@ -243,6 +247,16 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'requestheader-extra-headers-prefix': f.requestheaderExtraHeadersPrefix = list(value); break
       case 'show-hidden-metrics-for-version': f.showHiddenMetricsForVersion = value; break
       case 'runtime-config': f.runtimeConfig.push(...list(value)); break
+      case 'feature-gates': {
+        // As the reference flag: each occurrence adds to the map, and a bad one stops start-up.
+        try {
+          Object.assign(f.featureGates, parseFeatureGateFlag([value]))
+          featureGates(f.featureGates)
+        } catch (err) {
+          throw new Error(`invalid argument "${value}" for "--feature-gates" flag: ${(err as Error).message}`)
+        }
+        break
+      }
       case 'audit-policy-file': f.auditPolicyFile = value; break
       case 'audit-log-path': f.auditLogPath = value; break
       case 'audit-log-maxage': f.auditLogMaxAge = count(name, value); break

@@ -23,9 +23,14 @@ function keepPreloadToThisProcess (): void {
 
 async function main (): Promise<void> {
   keepPreloadToThisProcess()
+  const args = process.argv.slice(2)
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write((await import('./help.js')).usage())
+    process.exit(0)
+  }
   let flags
   try {
-    flags = parseFlags(process.argv.slice(2))
+    flags = parseFlags(args)
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`)
     process.exit(2)
@@ -101,6 +106,7 @@ async function main (): Promise<void> {
       },
       showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
       runtimeConfig: flags.runtimeConfig,
+      featureGates: flags.featureGates,
       audit: { policyFile: flags.auditPolicyFile, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
       shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
       leaderElection: {

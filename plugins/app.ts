@@ -6,6 +6,7 @@ import { clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES } from './client-
 import requestInfo from './request-info.js'
 import metrics from './metrics/index.js'
 import { parseRuntimeConfig } from './runtime-config.js'
+import { featureGates, type FeatureGates } from '../resources/feature-gates.js'
 import deprecation from './deprecation.js'
 import audit, { type AuditOptions } from './audit/index.js'
 import health from './health.js'
@@ -93,6 +94,8 @@ export interface AppOptions {
   showHiddenMetricsForVersion?: string
   /** --runtime-config: `<group>/<version>[/<resource>]=true|false`, `api/all`, `api/ga`, `api/beta`, `api/alpha`. */
   runtimeConfig?: string[]
+  /** --feature-gates (`{ WatchList: false }`); unknown, removed and locked gates throw. */
+  featureGates?: Record<string, boolean>
   /** --audit-policy-file and --audit-log-*: no audit log without both a policy and a path. */
   audit?: AuditOptions
   /** --leader-elect* flags: which replica on the database runs the controllers. */
@@ -121,8 +124,16 @@ export const resourcePlugin = (r: Resource) =>
     dependencies: ['rest']
   })
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** --feature-gates: which gated behaviours are on. */
+    featureGates: FeatureGates
+  }
+}
+
 export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   const runtimeConfig = parseRuntimeConfig(opts.runtimeConfig ?? [])
+  const gates = featureGates(opts.featureGates ?? {})
   const app = Fastify({
     logger: opts.logger ?? false,
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
@@ -150,6 +161,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
         })
   }) as unknown as FastifyInstance
 
+  app.decorate('featureGates', gates)
+  for (const warning of gates.warnings) app.log.warn(warning)
   await app.register(errors)
   await app.register(requestInfo)
   await app.register(metrics, { showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion })
@@ -189,7 +202,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(protobuf)
   await app.register(deprecation)
-  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes }, served: (...a) => runtimeConfig.served(...a) })
+  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes }, served: (...a) => runtimeConfig.served(...a), features: gates })
   if (opts.shutdown !== undefined) await app.register(shutdown, opts.shutdown)
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on

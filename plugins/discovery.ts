@@ -1,6 +1,7 @@
 // Discovery documents built from the registered kinds: /api, /api/v1, /apis, /apis/<g>, /apis/<g>/<v>.
 // /api and /apis answer an aggregated-discovery Accept header with an APIGroupDiscoveryList
 // (aggregated-discovery.ts) when the client asks for it before plain JSON.
+import { createHash } from 'node:crypto'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { pathNotFound } from '../resources/status.js'
@@ -11,12 +12,25 @@ import { negotiate } from './rest/negotiation.js'
 import { wantsPretty } from './rest/options.js'
 import { aggregatedMediaType, discoveryList, wantedDiscovery } from './aggregated-discovery.js'
 
-function apiResources (resources: Resource[]) {
+/**
+ * What clients compare to see that a resource's stored form changed (the reference server's
+ * StorageVersionHash): the first 8 bytes of the SHA-256 of the storage version's
+ * group/version/kind, in base64. Every served version of a kind is stored in its main version.
+ */
+export function storageVersionHash (stored: Pick<Resource, 'group' | 'version' | 'kind'>): string {
+  return createHash('sha256').update(`${stored.group}/${stored.version}/${stored.kind}`).digest().subarray(0, 8).toString('base64')
+}
+
+type StoredAs = (r: Resource) => Pick<Resource, 'group' | 'version' | 'kind'> | undefined
+
+function apiResources (resources: Resource[], storedAs: StoredAs | undefined) {
   const out: Record<string, unknown>[] = []
   for (const r of resources) {
     const entry: Record<string, unknown> = {
       name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: [...r.verbs].sort()
     }
+    const stored = r.virtual === undefined ? storedAs?.(r) : undefined
+    if (stored !== undefined) entry.storageVersionHash = storageVersionHash(stored)
     if (r.shortNames !== undefined) entry.shortNames = r.shortNames
     if (r.categories !== undefined) entry.categories = r.categories
     out.push(entry)
@@ -52,6 +66,10 @@ export default fp(async function discovery (fastify: FastifyInstance) {
     }
     return m
   }
+  // StorageVersionHash: the form a served resource is stored in, found by the group that stores it.
+  const storedAs = (): StoredAs | undefined => !fastify.featureGates.enabled('StorageVersionHash')
+    ? undefined
+    : (r) => fastify.resources.find(r.plural, canonicalGroup(r.group))?.resource
   const groupDoc = (name: string, versions: string[]) => ({
     name,
     versions: versions.map(v => ({ groupVersion: `${name}/${v}`, version: v })),
@@ -72,7 +90,7 @@ export default fp(async function discovery (fastify: FastifyInstance) {
     serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: `${request.hostname}` }]
   }))
   fastify.get('/api/v1', async (request, reply) => send(request, reply, {
-    kind: 'APIResourceList', groupVersion: 'v1', resources: apiResources(resources().filter(r => r.group === ''))
+    kind: 'APIResourceList', groupVersion: 'v1', resources: apiResources(resources().filter(r => r.group === ''), storedAs())
   }))
   fastify.get('/apis', async (request, reply) => aggregated(request, reply, false) ?? send(request, reply, {
     kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups()].map(([name, versions]) => groupDoc(name, versions))
@@ -87,6 +105,6 @@ export default fp(async function discovery (fastify: FastifyInstance) {
     const { group, version } = request.params as { group: string, version: string }
     const list = resources().filter(r => r.group === group && r.version === version)
     if (list.length === 0) throw pathNotFound()
-    return send(request, reply, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: apiResources(list) })
+    return send(request, reply, { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/${version}`, resources: apiResources(list, storedAs()) })
   })
 }, { name: 'discovery', dependencies: ['rest'] })

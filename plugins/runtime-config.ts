@@ -12,7 +12,7 @@ export interface RuntimeConfig {
    */
   served (group: string, version: string, plural: string, removed?: boolean): boolean
   /** Refuses keys that name nothing served (called once every kind is registered). */
-  check (kinds: ReadonlyArray<{ group: string, version: string, plural: string, olderVersions?: ReadonlyArray<{ version: string }> }>): void
+  check (kinds: ReadonlyArray<{ group: string, version: string, plural: string, olderVersions?: ReadonlyArray<{ version: string }>, servedAs?: ReadonlyArray<{ group: string, version: string }> }>): void
 }
 
 interface Entry { key: string, enabled: boolean }
@@ -76,8 +76,9 @@ export function parseRuntimeConfig (items: readonly string[]): RuntimeConfig {
         }
         const [group, version, resource] = key.split('/') as [string, string, string | undefined]
         if (resource === undefined && TYPE_ONLY_GROUP_VERSIONS.includes(key)) continue
-        const known = kinds.some(k => k.group === group && (k.version === version || (k.olderVersions ?? []).some(o => o.version === version)) &&
-          (resource === undefined || k.plural === resource))
+        const known = kinds.some(k => (resource === undefined || k.plural === resource) &&
+          ((k.group === group && (k.version === version || (k.olderVersions ?? []).some(o => o.version === version))) ||
+            (k.servedAs ?? []).some(c => c.group === group && c.version === version)))
         if (known) continue
         // Turning off what is gone already is harmless.
         if (!enabled && removedVersion(group, version, resource) !== undefined) continue

@@ -3,6 +3,7 @@ import type { Static, TObject } from '@sinclair/typebox'
 import type { FieldError } from './status.js'
 import type { UserInfo } from './user-info.js'
 import type { Attributes, RuleSet, Verdict } from './authorization.js'
+import type { FeatureGates } from './feature-gates.js'
 
 export type Scope = 'Namespaced' | 'Cluster'
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
@@ -15,6 +16,10 @@ export interface RequestContext {
   dryRun: boolean
   /** Warnings to return in `Warning: 299` headers. */
   warnings: string[]
+  /** --feature-gates: gated behaviour of a kind asks here. */
+  features: FeatureGates
+  /** The group/version the request named (`v1`, `events.svc.io/v1`): a kind served in several validates by it. */
+  requestVersion?: string
 }
 
 // Kinds operate on plain JSON objects; each hook receives its kind's Static type.
@@ -28,6 +33,8 @@ export interface Strategy<T = AnyObject> {
   prepareForUpdate?(obj: T, old: T, ctx: RequestContext): void
   /** Field errors of a new object; must not mutate. Generic metadata rules are checked separately. */
   validate?(obj: T, ctx: RequestContext): FieldError[]
+  /** Field errors only a new object can have (rules for creates alone); `validate` runs too. */
+  validateCreate?(obj: T, ctx: RequestContext): FieldError[]
   /** Field errors of an update (immutability); `validate` runs too. */
   validateUpdate?(obj: T, old: T, ctx: RequestContext): FieldError[]
   /** After validation, before persisting; may mutate (drop write-only fields). */
@@ -137,6 +144,50 @@ export interface ResourceDefinition<S extends TObject = TObject> {
    * --runtime-config turns it on.
    */
   olderVersions?: VersionLifecycle[]
+  /**
+   * The same stored objects served as a version of another group, with fields of their own
+   * (core v1 Event as events.svc.io/v1 Event): a lossless conversion each way.
+   */
+  servedAs?: ConvertedVersion[]
+}
+
+/** A kind served in another group version over its stored objects, converted in and out. */
+export interface ConvertedVersion extends VersionLifecycle {
+  group: string
+  kind: string
+  /** The served form: OpenAPI, unknown fields and patches of requests through this version. */
+  schema: TObject
+  /** The stored object in the served form (apiVersion and kind are set by the caller). */
+  fromStored (obj: AnyObject): AnyObject
+  /** A served object in the stored form; `fromStored(toStored(x))` is `x`. */
+  toStored (obj: AnyObject): AnyObject
+  /** Field selector labels of the served form and the stored labels they select on. */
+  fieldLabels?: Record<string, string>
+  /** Table columns over the served form; default none beyond Name. */
+  columns?: Column[]
+}
+
+/**
+ * A conversion that renames top-level fields (`served name → stored name`) and keeps the rest:
+ * lossless both ways as long as no served name is also a stored name it does not map to.
+ */
+export function renamedFields (renames: Readonly<Record<string, string>>): Pick<ConvertedVersion, 'fromStored' | 'toStored'> {
+  const toServed = new Map(Object.entries(renames).map(([served, stored]) => [stored, served]))
+  const toStoredName = new Map(Object.entries(renames))
+  const rename = (obj: AnyObject, names: Map<string, string>, shadowed: Map<string, string>): AnyObject => {
+    const out: AnyObject = {}
+    for (const [key, value] of Object.entries(obj)) {
+      // A name the other form renames away is not a field of this form: dropped, as a decoder
+      // drops a field its type lacks (schema checks before the conversion report it).
+      if (shadowed.has(key) && !names.has(key)) continue
+      Object.defineProperty(out, names.get(key) ?? key, { value, enumerable: true, writable: true, configurable: true })
+    }
+    return out
+  }
+  return {
+    fromStored: (obj) => rename(obj, toServed, toStoredName),
+    toStored: (obj) => rename(obj, toStoredName, toServed)
+  }
 }
 
 /** One served version of a kind: the releases (`1.24`) it came in, was deprecated and removed in. */

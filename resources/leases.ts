@@ -24,9 +24,9 @@ const schema = objectSchema(`${GROUPS.coordination}/v1`, 'Lease', {
 type Lease = Record<string, any>
 
 /**
- * strategy and preferredHolder belong to coordinated leader election, behind a feature gate that
- * is off in the reference server 1.33: a new object loses them, an update keeps them only where
- * the stored object already used them.
+ * strategy and preferredHolder belong to coordinated leader election, behind the
+ * CoordinatedLeaderElection gate (beta, off by default in the reference server 1.33): with it
+ * off a new object loses them, an update keeps them only where the stored object used them.
  */
 function dropCoordinatedFields (lease: Lease, old?: Lease): void {
   if (lease.spec === undefined) return
@@ -46,13 +46,13 @@ export default defineResource({
   schema,
   generation: false,
   strategy: {
-    prepareForCreate (lease: Lease) {
+    prepareForCreate (lease: Lease, ctx) {
       lease.spec ??= {}
-      dropCoordinatedFields(lease)
+      if (!ctx.features.enabled('CoordinatedLeaderElection')) dropCoordinatedFields(lease)
     },
-    prepareForUpdate (lease: Lease, old: Lease) {
+    prepareForUpdate (lease: Lease, old: Lease, ctx) {
       lease.spec ??= {}
-      dropCoordinatedFields(lease, old)
+      if (!ctx.features.enabled('CoordinatedLeaderElection')) dropCoordinatedFields(lease, old)
     },
     validate (lease: Lease) {
       const errors: FieldError[] = []

@@ -27,7 +27,8 @@ export const GROUPS = {
   audit: group('audit'),
   coordination: group('coordination'),
   scheduling: group('scheduling'),
-  networking: group('networking')
+  networking: group('networking'),
+  events: group('events')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -160,7 +161,9 @@ export const GROUP_ALIASES: Readonly<Record<string, string>> = {
   [upstreamGroup('certificates')]: GROUPS.certificates,
   [upstreamGroup('authentication')]: GROUPS.authentication,
   // kubectl create ingress uses a typed upstream client.
-  [upstreamGroup('networking')]: GROUPS.networking
+  [upstreamGroup('networking')]: GROUPS.networking,
+  // client-go's events/v1 recorder writes through events.k8s.io.
+  [upstreamGroup('events')]: GROUPS.events
 }
 
 /**

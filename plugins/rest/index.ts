@@ -4,11 +4,12 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
 import { ApiError, badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../../resources/status.js'
-import { keyPrefix, type AnyObject, type Resource, type SubresourceDefinition, type Verb, type VersionLifecycle } from '../../resources/define.js'
+import { keyPrefix, type AnyObject, type ConvertedVersion, type Resource, type SubresourceDefinition, type Verb, type VersionLifecycle } from '../../resources/define.js'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
 import { negotiate } from './negotiation.js'
-import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty, type FieldValidation } from './options.js'
+import { includeObjectOf, parseDeleteOptions, parseListOptions, parseWriteOptions, wantsPretty, type FieldValidation, type ListOptions } from './options.js'
+import { checkAgainstSchema } from './schema-check.js'
 import { sendDocument, sendList, sendObject, type EncodeOptions } from './encode.js'
 import { MAX_BUFFERED_BYTES, serveWatch, type WatchSettings } from './watch.js'
 import { applyPatch, PATCH_TYPES } from './patch.js'
@@ -18,6 +19,7 @@ import { duplicateFields } from './duplicate-fields.js'
 import { jsonTooDeep, valueTooDeep } from './bounded-decode.js'
 import { warningHeaders } from './warnings.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
+import { featureGates, type FeatureGates } from '../../resources/feature-gates.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
 
@@ -32,11 +34,15 @@ export interface ResourceRegistry {
   served (): Resource[]
   /** The lifecycle of an older version served at `/apis/<group>/<version>/<plural>`, if that is one. */
   olderVersion (group: string, version: string, plural: string): VersionLifecycle | undefined
+  /** The kind served at `/apis/<group>/<version>/<plural>` in another group's form, if that is one. */
+  converted (group: string, version: string, plural: string): ConvertedServing | undefined
   /** The store serving `/apis/<group>/<version>/<plural>`. */
   lookup (group: string, version: string, plural: string): GenericStore | undefined
   find (plural: string, group: string): GenericStore | undefined
   /** Serves a subresource of a registered kind whose behaviour lives outside its kind file (serviceaccounts/token). */
   addSubresource (plural: string, group: string, name: string, def: SubresourceDefinition): void
+  /** --feature-gates. */
+  readonly features: FeatureGates
 }
 
 declare module 'fastify' {
@@ -48,6 +54,9 @@ declare module 'fastify' {
 }
 
 type Query = Record<string, string | string[] | undefined>
+
+/** A kind served in another group version: the conversion, and the served kind as discovery lists it. */
+export interface ConvertedServing { conversion: ConvertedVersion, served: Resource }
 
 const BODY_TYPES = [MEDIA_TYPES.json, MEDIA_TYPES.yaml, ...PROTOBUF_MEDIA_TYPES]
 
@@ -108,12 +117,15 @@ export interface RestOptions {
   watch?: Partial<WatchSettings>
   /** Whether a kind's group version is served (--runtime-config); a kind not served is still stored. */
   served?: (group: string, version: string, plural: string, removed?: boolean) => boolean
+  /** --feature-gates; every gate at its default when absent. */
+  features?: FeatureGates
 }
 
 export default fp(async function rest (fastify: FastifyInstance, opts: RestOptions) {
   const stores: GenericStore[] = []
   const served: Resource[] = []
   const olderVersions = new Map<string, VersionLifecycle>()
+  const convertedVersions = new Map<string, ConvertedServing>()
   const byPath = new Map<string, GenericStore>()
   const byGroupResource = new Map<string, GenericStore>()
   const watchSettings: WatchSettings = {
@@ -144,11 +156,39 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         byPath.set(path, store)
         olderVersions.set(path, older)
       }
+      // Other groups' forms of the kind: the same store, objects converted on the way in and out.
+      for (const conversion of resource.servedAs ?? []) {
+        if (opts.served?.(conversion.group, conversion.version, resource.plural, conversion.removed !== undefined) === false) continue
+        const path = `${conversion.group}/${conversion.version}/${resource.plural}`
+        const view: Resource = {
+          ...store.resource,
+          group: conversion.group,
+          version: conversion.version,
+          apiVersion: `${conversion.group}/${conversion.version}`,
+          kind: conversion.kind,
+          listKind: `${conversion.kind}List`,
+          schema: conversion.schema,
+          columns: conversion.columns,
+          fieldSelectors: undefined,
+          subresources: {},
+          // A deprecated form lists itself, as the deprecation hooks look for.
+          olderVersions: conversion.deprecated === undefined ? undefined : [conversion],
+          servedAs: undefined
+        }
+        served.push(view)
+        byPath.set(path, store)
+        // find() by the served group reaches the store too (discovery's storage version hash).
+        byGroupResource.set(`${resource.plural}.${conversion.group}`, store)
+        convertedVersions.set(path, { conversion, served: view })
+        if (conversion.deprecated !== undefined) olderVersions.set(path, conversion)
+      }
       return store
     },
     all: () => stores,
+    features: opts.features ?? featureGates(),
     served: () => served,
     olderVersion: (group, version, plural) => olderVersions.get(`${group}/${version}/${plural}`),
+    converted: (group, version, plural) => convertedVersions.get(`${group}/${version}/${plural}`),
     lookup: (group, version, plural) => byPath.get(`${group}/${version}/${plural}`),
     find: (plural, group) => byGroupResource.get(`${plural}.${group}`),
     addSubresource (plural, group, name, def) {
@@ -166,7 +206,8 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   /** Each write's caller, so a refused write still relays what admission gathered (as the reference server's warning and audit recorders do). */
   const callers = new WeakMap<FastifyRequest, Caller>()
   const caller = (request: FastifyRequest, fieldManager?: string): Caller => {
-    const c: Caller = { user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [] }
+    const { apiGroup, apiVersion } = request.requestInfo
+    const c: Caller = { user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [], requestVersion: apiGroup === '' ? apiVersion : `${apiGroup}/${apiVersion}` }
     callers.set(request, c)
     return c
   }
@@ -208,13 +249,17 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     const store = registry.lookup(info.apiGroup, info.apiVersion, info.resource)
     if (store === undefined) throw pathNotFound()
     const r = store.resource
+    // A kind served in another group's form: requests and answers are in that form (`served`),
+    // the store sees the stored one.
+    const converted = registry.converted(info.apiGroup, info.apiVersion, info.resource)
+    const served = converted?.served ?? r
     const gr = store.gr
-    if (info.namespace !== '' && !r.namespaced) throw pathNotFound()
+    if (info.namespace !== '' && !served.namespaced) throw pathNotFound()
     if (info.parts.length > 3) throw pathNotFound()
     const sub = info.subresource
-    if (sub !== '' && r.subresources[sub] === undefined) throw pathNotFound()
+    if (sub !== '' && served.subresources[sub] === undefined) throw pathNotFound()
     const verb = info.verb as Verb
-    const subVerbs = sub === '' ? r.verbs : (r.subresources[sub]!.verbs ?? ['get', 'update', 'patch'])
+    const subVerbs = sub === '' ? served.verbs : (served.subresources[sub]!.verbs ?? ['get', 'update', 'patch'])
     const allowedHere = (): boolean => {
       if (!subVerbs.includes(verb)) return false
       if (verb === 'create' && sub !== '') return info.name !== '' && r.subresources[sub]!.create !== undefined
@@ -228,17 +273,45 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     }
     if (!allowedHere()) throw methodNotSupported(gr, verb === ('' as Verb) ? request.method : verb)
     const transforms = verb === 'get' || verb === 'list' || verb === 'watch'
-    const enc: EncodeOptions = { repr: negotiate(request.headers.accept, transforms, fastify.protobuf.supports(r.apiVersion, r.kind)), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
+    const enc: EncodeOptions = { repr: negotiate(request.headers.accept, transforms, fastify.protobuf.supports(served.apiVersion, served.kind)), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
     const ns = info.namespace
     // A kind reached through an upstream group alias (clients that hard-code upstream paths)
     // takes and answers that group's apiVersion.
     // An older version of the kind answers in that version's apiVersion the same way.
-    const alias = info.pathGroup === '' && info.apiVersion === r.version ? undefined : `${info.pathGroup === '' ? r.group : info.pathGroup}/${info.apiVersion}`
-    const objectJson = (json: string): string => alias === undefined ? json : json.replace(`"apiVersion":${JSON.stringify(r.apiVersion)}`, `"apiVersion":${JSON.stringify(alias)}`)
+    const alias = info.pathGroup === '' && info.apiVersion === r.version && converted === undefined ? undefined : `${info.pathGroup === '' ? served.group : info.pathGroup}/${info.apiVersion}`
+    const objectJson = converted === undefined
+      ? (json: string): string => alias === undefined ? json : json.replace(`"apiVersion":${JSON.stringify(r.apiVersion)}`, `"apiVersion":${JSON.stringify(alias)}`)
+      : (json: string): string => {
+          const { apiVersion: _a, kind: _k, ...fields } = converted.conversion.fromStored(JSON.parse(json) as AnyObject)
+          return JSON.stringify({ apiVersion: alias, kind: served.kind, ...fields })
+        }
     const decodeObject = (req: FastifyRequest, kind: string): AnyObject => {
       const obj = decodeRequestObject(req, kind)
-      if (alias !== undefined && obj.apiVersion === alias) obj.apiVersion = r.apiVersion
+      if (alias !== undefined && obj.apiVersion === alias) obj.apiVersion = converted === undefined ? r.apiVersion : served.apiVersion
       return obj
+    }
+    /**
+     * An object in the served form, into the stored one: its type meta and fields checked
+     * against the served form's schema first (so unknown fields are named as the client wrote them).
+     */
+    const toStored = (obj: AnyObject, fv: FieldValidation, c: Caller, name: string): AnyObject => {
+      if (converted === undefined) return obj
+      if (obj.apiVersion !== undefined && obj.apiVersion !== served.apiVersion) {
+        throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${alias ?? served.apiVersion})`)
+      }
+      if (obj.kind !== undefined && obj.kind !== served.kind) throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${served.kind})`)
+      const check = checkAgainstSchema(served.schema, obj, fv !== 'Strict')
+      if (fv === 'Strict' && check.unknown.length > 0) throw invalid({ group: served.group, kind: served.kind }, name, check.unknown.map(field => ({ type: 'Unknown' as const, field })))
+      if (fv === 'Warn') for (const f of check.unknown) c.warnings.push(`unknown field "${f}"`)
+      if (check.errors.length > 0) throw invalid({ group: served.group, kind: served.kind }, name, check.errors)
+      const { apiVersion: _a, kind: _k, ...fields } = converted.conversion.toStored(obj)
+      return { apiVersion: r.apiVersion, kind: r.kind, ...fields }
+    }
+    /** Field selectors name the served form's fields; the store selects on the stored ones. */
+    const listOptions = (o: ListOptions): ListOptions => {
+      const labels = converted?.conversion.fieldLabels
+      if (converted === undefined || o.fieldSelector === undefined || o.fieldSelector === '') return o
+      return { ...o, fieldSelector: translateFieldSelector(o.fieldSelector, labels ?? {}) }
     }
 
     if (r.virtual !== undefined) {
@@ -265,19 +338,19 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       case 'get': {
         const found = await store.get(ns, info.name, (query.resourceVersion as string | undefined) ?? undefined)
         if (request.method === 'HEAD') return reply.code(200).type(MEDIA_TYPES.json).send()
-        return sendObject(reply, 200, r, objectJson(found.json), enc)
+        return sendObject(reply, 200, served, objectJson(found.json), enc)
       }
       case 'list': {
-        const o = parseListOptions(query)
+        const o = listOptions(parseListOptions(query))
         const page = await store.list(ns, o)
         const listMeta: AnyObject = { resourceVersion: String(page.revision) }
         if (page.continue !== undefined) listMeta.continue = page.continue
         if (page.remaining !== undefined) listMeta.remainingItemCount = page.remaining
-        if (alias !== undefined) return sendList(reply, { ...r, apiVersion: alias }, page.items.map(i => ({ json: objectJson(i.json) })), listMeta, enc)
+        if (alias !== undefined) return sendList(reply, { ...served, apiVersion: alias }, page.items.map(i => ({ json: objectJson(i.json) })), listMeta, enc)
         return sendList(reply, r, page.items, listMeta, enc)
       }
       case 'watch': {
-        const o = parseListOptions(query)
+        const o = listOptions(parseListOptions(query, false, registry.features.enabled('WatchList')))
         await serveWatch(store, ns, o, enc.repr, request, reply, watchSettings, alias === undefined ? undefined : { apiVersion: alias, rewrite: objectJson })
         return reply
       }
@@ -289,23 +362,26 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           relay(reply, c)
           return sendDocument(reply, 201, answer, enc)
         }
-        const body = decodeObject(request, r.kind)
-        checkDuplicates(request, o.fieldValidation, c, r, (body.metadata as AnyObject | undefined)?.name ?? '')
-        const created = await store.create(ns, body, o, c)
+        const decoded = decodeObject(request, served.kind)
+        const name = (decoded.metadata as AnyObject | undefined)?.name ?? ''
+        checkDuplicates(request, o.fieldValidation, c, served, name)
+        const created = await store.create(ns, toStored(decoded, o.fieldValidation, c, name), o, c)
         relay(reply, c)
-        return sendObject(reply, 201, r, objectJson(created.json), enc)
+        return sendObject(reply, 201, served, objectJson(created.json), enc)
       }
       case 'update': {
         const o = parseWriteOptions(query, 'UpdateOptions')
         const c = caller(request, o.fieldManager)
-        const body = decodeObject(request, r.kind)
-        checkDuplicates(request, o.fieldValidation, c, r, info.name)
+        // Decoded first: the duplicate scan expects a body that parses.
+        const decoded = decodeObject(request, served.kind)
+        checkDuplicates(request, o.fieldValidation, c, served, info.name)
+        const body = toStored(decoded, o.fieldValidation, c, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         const result = await store.update(ns, info.name,
           (old) => subresource === undefined ? body : subresource.merge!(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
           { ...o, subresource: sub, createBody: body }, c)
         relay(reply, c)
-        return sendObject(reply, result.created ? 201 : 200, r, objectJson(result.json), enc)
+        return sendObject(reply, result.created ? 201 : 200, served, objectJson(result.json), enc)
       }
       case 'patch': {
         const type = mediaType(request)
@@ -314,15 +390,23 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const o = parseWriteOptions(query, 'PatchOptions', patchType === 'apply')
         const c = caller(request, o.fieldManager)
         const patch = decodeBody(request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
-        checkDuplicates(request, o.fieldValidation, c, r, info.name)
+        checkDuplicates(request, o.fieldValidation, c, served, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         if (patchType === 'apply') {
-          const result = await serverSideApply(store, { namespace: ns, name: info.name, subresource: sub, body: patch, alias, options: o, caller: c })
+          // Through another group's form the applied configuration is converted first: field
+          // ownership is recorded in the stored form's names.
+          const body = converted === undefined || typeof patch !== 'object' || patch === null || Array.isArray(patch)
+            ? patch
+            : toStored((patch as AnyObject).apiVersion === alias ? { ...(patch as AnyObject), apiVersion: served.apiVersion } : patch as AnyObject, o.fieldValidation, c, info.name)
+          const result = await serverSideApply(store, { namespace: ns, name: info.name, subresource: sub, body, alias: converted === undefined ? alias : undefined, options: o, caller: c })
           relay(reply, c)
-          return sendObject(reply, result.created ? 201 : 200, r, objectJson(result.json), enc)
+          return sendObject(reply, result.created ? 201 : 200, served, objectJson(result.json), enc)
         }
-        const result = await store.update(ns, info.name, (old) => {
-          const patched = applyPatch(patchType, old, patch, r.schema)
+        const result = await store.update(ns, info.name, (stored) => {
+          // A patch through another group's form applies to the object in that form.
+          const old = converted === undefined ? stored : { ...converted.conversion.fromStored(stored), apiVersion: served.apiVersion, kind: served.kind }
+          const patchedForm = applyPatch(patchType, old, patch, served.schema)
+          const patched = converted === undefined ? patchedForm : toStored(patchedForm, o.fieldValidation, c, info.name)
           // A patch that names no resourceVersion is unconditional, whatever the stored one is.
           if ((patched.metadata as AnyObject | undefined)?.resourceVersion === old.metadata.resourceVersion && !mentionsResourceVersion(patch)) {
             delete (patched.metadata as AnyObject).resourceVersion
@@ -330,7 +414,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           return subresource === undefined ? patched : subresource.merge!(patched, { ...old, metadata: { ...old.metadata, resourceVersion: (patched.metadata as AnyObject | undefined)?.resourceVersion } })
         }, { ...o, subresource: sub }, c)
         relay(reply, c)
-        return sendObject(reply, 200, r, objectJson(result.json), enc)
+        return sendObject(reply, 200, served, objectJson(result.json), enc)
       }
       case 'delete': {
         const body = (request.body as Buffer | undefined)?.length ? decodeObject(request, 'DeleteOptions') : undefined
@@ -340,7 +424,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         relay(reply, c)
         // As the reference server: 200 with the object while finalizers hold it; 202 only when
         // the client asked for cascading through the old orphanDependents=false.
-        if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, !result.deleted && o.orphanDependents === false ? 202 : 200, r, objectJson(result.json), enc)
+        if (r.deleteReturns === 'Object' || !result.deleted) return sendObject(reply, !result.deleted && o.orphanDependents === false ? 202 : 200, served, objectJson(result.json), enc)
         const details: AnyObject = { name: info.name }
         if (r.group !== '') details.group = r.group
         details.kind = r.plural
@@ -350,7 +434,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       case 'deletecollection': {
         const body = (request.body as Buffer | undefined)?.length ? decodeObject(request, 'DeleteOptions') : undefined
         const o = parseDeleteOptions(query, body)
-        const list = parseListOptions(query, true)
+        const list = listOptions(parseListOptions(query, true))
         const c = caller(request)
         await store.deleteCollection(ns, list, o, c)
         relay(reply, c)
@@ -371,4 +455,18 @@ function mentionsResourceVersion (patch: unknown): boolean {
   if (Array.isArray(patch)) return patch.some(op => typeof op?.path === 'string' && op.path === '/metadata/resourceVersion')
   const meta = (patch as AnyObject | null)?.metadata
   return typeof meta === 'object' && meta !== null && 'resourceVersion' in meta
+}
+
+/**
+ * A field selector over a converted form's labels, in the stored form's labels (the reference
+ * server's field label conversion): a label the form does not know is refused.
+ */
+export function translateFieldSelector (selector: string, labels: Readonly<Record<string, string>>): string {
+  return selector.split(/(?<!\\),/).map(term => {
+    const m = /^\s*([^=!\s]+)\s*(==|!=|=)(.*)$/s.exec(term)
+    if (m === null) return term
+    const stored = Object.hasOwn(labels, m[1]!) ? labels[m[1]!] : undefined
+    if (stored === undefined) throw badRequest(`field label not supported: ${m[1]!}`)
+    return `${stored}${m[2]!}${m[3]!}`
+  }).join(',')
 }

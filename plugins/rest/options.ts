@@ -68,7 +68,7 @@ export interface ListOptions {
   sendInitialEvents?: boolean
 }
 
-export function parseListOptions (q: Query, forDeleteCollection = false): ListOptions {
+export function parseListOptions (q: Query, forDeleteCollection = false, watchList = true): ListOptions {
   const o: ListOptions = {
     watch: bool(q, 'watch'),
     resourceVersion: one(q, 'resourceVersion') || undefined,
@@ -99,6 +99,7 @@ export function parseListOptions (q: Query, forDeleteCollection = false): ListOp
     else o.resourceVersionMatch = match
     if (match === 'Exact' && o.resourceVersion === '0') errors.push({ type: 'Forbidden', field: 'resourceVersionMatch', detail: 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"' })
   }
+  if (o.sendInitialEvents !== undefined && o.watch && !watchList) errors.push({ type: 'Forbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled' })
   if (o.sendInitialEvents !== undefined && !o.watch) errors.push({ type: 'Forbidden', field: 'sendInitialEvents', detail: 'sendInitialEvents is forbidden for list' })
   if (o.sendInitialEvents !== undefined && o.watch) {
     if (o.resourceVersionMatch !== 'NotOlderThan') errors.push({ type: 'Forbidden', field: 'resourceVersionMatch', detail: "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan" })

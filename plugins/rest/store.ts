@@ -7,6 +7,7 @@ import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resour
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
 import type { AdmissionChain } from '../../admission/chain.js'
 import type { UserInfo } from '../../resources/user-info.js'
+import type { FeatureGates } from '../../resources/feature-gates.js'
 import { randomNameSuffix } from '../../resources/meta.js'
 import { checkAgainstSchema } from './schema-check.js'
 import { listFromCache, listFromStorage, type ListResult, type StorageListing } from './list.js'
@@ -27,6 +28,8 @@ export interface Caller {
   warnings: string[]
   /** Audit annotations admission adds (webhook mutations), for the audit log. */
   auditAnnotations?: Record<string, string>
+  /** The group/version of the request's path, when the kind is served in more than one. */
+  requestVersion?: string
 }
 
 /** A write whose metadata.managedFields the caller has already settled (server-side apply). */
@@ -35,6 +38,8 @@ export interface Ownership { managedFieldsSet?: boolean }
 /** How the store reaches other kinds (admission look-ups). */
 export interface Registry {
   find (plural: string, group: string): GenericStore | undefined
+  /** --feature-gates. */
+  readonly features: FeatureGates
 }
 
 const RV_WAIT_MS = 3000
@@ -203,6 +208,11 @@ export class GenericStore {
     const rv = o.resourceVersion === undefined ? undefined : Number(o.resourceVersion)
     const exact = rv !== undefined && rv > 0 && (o.resourceVersionMatch === 'Exact' || (o.resourceVersionMatch === undefined && o.limit !== undefined))
     if (exact) return await listFromStorage(this.listing, prefix, rv, o.limit, undefined, sel, filtered, false)
+    // ConsistentListFromCache off: a consistent list reads the database at its newest revision.
+    if (rv === undefined && !this.registry.features.enabled('ConsistentListFromCache')) {
+      const current = await this.translate(() => this.storage.currentRevision(), '')
+      return await listFromStorage(this.listing, prefix, current, o.limit, undefined, sel, filtered, false)
+    }
     await this.freshen(rv)
     return listFromCache(this.cache, prefix, o.limit, sel, filtered)
   }
@@ -210,7 +220,7 @@ export class GenericStore {
   // ---- writes ------------------------------------------------------------------------------
 
   private context (namespace: string, caller: Caller, dryRun: boolean): RequestContext {
-    return { namespace, user: caller.user, dryRun, warnings: caller.warnings }
+    return { namespace, user: caller.user, dryRun, warnings: caller.warnings, features: this.registry.features, requestVersion: caller.requestVersion }
   }
 
   /** Unknown fields per fieldValidation, defaults, and type errors of a whole object. */
@@ -245,6 +255,7 @@ export class GenericStore {
     const s = this.resource.strategy
     const errors = [...validateMetadata(this.resource, obj, old === undefined), ...(s.validate?.(obj, ctx) ?? [])]
     if (old !== undefined) errors.push(...(s.validateUpdate?.(obj, old, ctx) ?? []))
+    else errors.push(...(s.validateCreate?.(obj, ctx) ?? []))
     if (errors.length > 0) throw invalid({ group: this.resource.group, kind: this.resource.kind }, obj.metadata?.name ?? '', errors)
   }
 

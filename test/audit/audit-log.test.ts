@@ -2,7 +2,7 @@
 // and stages, with the Audit-Id header, impersonation, and no Secret value or token in it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { buildTestApp, USERS } from '../helpers/app.js'
@@ -33,7 +33,10 @@ type Event = Record<string, any>
 test('the audit log records who created, changed and deleted an object', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'audit-log-'))
   const path = join(dir, 'audit.log')
-  const { app, request } = await buildTestApp(t, { audit: { policy: POLICY, path } })
+  // The server log at its most verbose, request lines included: no credential may reach it either.
+  const serverLog: string[] = []
+  const sink = { write: (line: string) => { serverLog.push(line) } }
+  const { app, request } = await buildTestApp(t, { audit: { policy: POLICY, path }, logger: { level: 'trace', stream: sink }, logRequests: true })
   const events = (): Event[] => existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(l => l !== '').map(l => JSON.parse(l) as Event) : []
 
   const created = await request({ method: 'POST', url: CM, as: 'alice', payload: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'audited' }, data: { k: 'v1' } } })
@@ -52,10 +55,17 @@ test('the audit log records who created, changed and deleted an object', async (
   assert.equal((await request({ method: 'GET', url: `${CM}?watch=true&timeoutSeconds=1` })).statusCode, 200)
   const review = await request({ method: 'POST', url: `/apis/${GROUPS.authentication}/v1/tokenreviews`, payload: { apiVersion: `${GROUPS.authentication}/v1`, kind: 'TokenReview', spec: { token: USERS.bob.token } } })
   assert.equal(review.statusCode, 201)
+  assert.equal((await request({ method: 'POST', url: '/api/v1/namespaces/default/serviceaccounts', payload: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } } })).statusCode, 201)
+  const tokenRequest = await request({ method: 'POST', url: '/api/v1/namespaces/default/serviceaccounts/robot/token', payload: { apiVersion: `${GROUPS.authentication}/v1`, kind: 'TokenRequest', spec: { audiences: [] } } })
+  assert.equal(tokenRequest.statusCode, 201, tokenRequest.body)
+  const issued = tokenRequest.json().status.token as string
+  assert.ok(issued.length > 20)
+  // The issued token used as a bearer token: neither log may show it.
+  assert.notEqual((await request({ method: 'GET', url: '/api/v1/namespaces/default/configmaps', as: null, headers: { authorization: `Bearer ${issued}` } })).statusCode, 401)
 
   const all = await eventually(() => {
     const e = events()
-    assert.ok(e.some(x => x.objectRef?.resource === 'tokenreviews' && x.stage === 'ResponseComplete'), 'the last event is written')
+    assert.ok(e.some(x => x.objectRef?.subresource === 'token' && x.stage === 'ResponseComplete'), 'the last event is written')
     return e
   })
   for (const e of all) {
@@ -118,6 +128,15 @@ test('the audit log records who created, changed and deleted an object', async (
   assert.equal(text.includes(Buffer.from(SECRET_VALUE).toString('base64')), false)
   for (const u of Object.values(USERS)) assert.equal(text.includes(u.token), false)
   assert.equal(text.includes('wrong'), false)
+  assert.equal(text.includes(issued), false, 'the issued service account token')
+  const tokenEvents = all.filter(e => e.objectRef?.subresource === 'token')
+  assert.ok(tokenEvents.length >= 1)
+  for (const e of tokenEvents) assert.equal(e.responseObject, undefined)
+  const logText = serverLog.join('')
+  assert.ok(logText.includes('"url":"/api/v1/namespaces/default/configmaps"'), 'the request lines are logged')
+  for (const credential of [SECRET_VALUE, Buffer.from(SECRET_VALUE).toString('base64'), issued, ...Object.values(USERS).map(u => u.token)]) {
+    assert.equal(logText.includes(credential), false, 'no credential in the server log')
+  }
   await app.close()
 })
 
@@ -148,4 +167,26 @@ test('the writer rotates by size and keeps --audit-log-maxbackup files', async (
   for (const f of files) assert.ok(readFileSync(join(dir, f)).length <= 1024 * 1024, `${f} stays within the size`)
   // Every line written is whole JSON, in whichever file it landed.
   for (const f of files) for (const l of readFileSync(join(dir, f), 'utf8').split('\n').filter(x => x !== '')) JSON.parse(l)
+})
+
+test('rotation removes backups older than --audit-log-maxage days and keeps newer ones', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'audit-maxage-'))
+  const path = join(dir, 'audit.log')
+  const old = join(dir, 'audit-2020-01-01T00-00-00.000.log')
+  const recent = join(dir, 'audit-2020-01-02T00-00-00.000.log')
+  writeFileSync(old, '{}\n')
+  writeFileSync(recent, '{}\n')
+  const tenDaysAgo = new Date(Date.now() - 10 * 86_400_000)
+  utimesSync(old, tenDaysAgo, tenDaysAgo)
+  const writer = createAuditLogWriter({ path, maxSizeMB: 1, maxAgeDays: 7 })
+  const line = JSON.stringify({ filler: 'x'.repeat(100 * 1024) })
+  for (let round = 0; round < 2; round++) {
+    for (let i = 0; i < 9; i++) writer.write(() => line)
+    await new Promise(resolve => setImmediate(resolve))
+  }
+  await writer.close()
+  const files = readdirSync(dir)
+  assert.equal(files.includes('audit-2020-01-01T00-00-00.000.log'), false, `the old backup is gone: ${files.join(' ')}`)
+  assert.ok(files.includes('audit-2020-01-02T00-00-00.000.log'), 'a backup younger than maxage stays')
+  assert.ok(files.filter(f => f !== 'audit.log').length >= 2, 'the rotation made a backup of its own')
 })

@@ -39,9 +39,10 @@ print(n)
 
 /** The number of samples Prometheus's Python parser reads, or undefined when it is not installed. */
 export function parsedByPrometheus (text: string): number | undefined {
-  const probe = spawnSync('python3', ['-c', 'import prometheus_client'], { encoding: 'utf8' })
-  if (probe.status !== 0) return undefined
-  const run = spawnSync('python3', ['-c', PARSE], { input: text, encoding: 'utf8' })
+  // The python3 on PATH may be another installation than the system one Debian's package fills.
+  const python = ['python3', '/usr/bin/python3'].find(p => spawnSync(p, ['-c', 'import prometheus_client'], { encoding: 'utf8' }).status === 0)
+  if (python === undefined) return undefined
+  const run = spawnSync(python, ['-c', PARSE], { input: text, encoding: 'utf8' })
   if (run.status !== 0) throw new Error(`the Prometheus parser refused the exposition: ${run.stderr}`)
   return Number(run.stdout.trim())
 }

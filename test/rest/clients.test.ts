@@ -68,7 +68,7 @@ describe('real clients', () => {
     }
     const resources = (await request({ method: 'GET', url: '/api/v1' })).json()
     assert.deepEqual(resources.resources.find((r: { name: string }) => r.name === 'configmaps'),
-      { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['cm'] })
+      { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' })
   })
 
   const validationCases = [

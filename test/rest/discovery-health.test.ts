@@ -11,7 +11,7 @@ test('discovery documents list the registered kinds', async (t) => {
   assert.equal(v1.kind, 'APIResourceList')
   assert.equal(v1.groupVersion, 'v1')
   const cm = v1.resources.find((r: any) => r.name === 'configmaps')
-  assert.deepEqual(cm, { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['cm'] })
+  assert.deepEqual(cm, { name: 'configmaps', singularName: 'configmap', namespaced: true, kind: 'ConfigMap', verbs: ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'], shortNames: ['cm'], storageVersionHash: 'qFsyl6wFWjQ=' })
   assert.ok(v1.resources.some((r: any) => r.name === 'namespaces/finalize'))
   assert.ok(v1.resources.some((r: any) => r.name === 'namespaces/status'))
   const apis = await app.request({ method: 'GET', url: '/apis', headers: { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json' } })
