@@ -4,7 +4,7 @@
 // decodes only keys that hold escapes, and spells a path only for a key that repeats.
 import { SPACE, NEWLINE, RETURN, TAB, QUOTE, BACKSLASH, OPEN_OBJECT, CLOSE_OBJECT, OPEN_ARRAY, CLOSE_ARRAY } from './json-bytes.js'
 
-/** Paths of repeated keys in `text`, which must be valid JSON (it has already been parsed). */
+/** Paths of repeated keys in `text`, which should be valid JSON (it has already been parsed); a truncated text ends the scan. */
 export function duplicateFields (text: string): string[] {
   const found: string[] = []
   /** The path to the value being scanned: keys and array indices. */
@@ -23,6 +23,7 @@ export function duplicateFields (text: string): string[] {
     let from = i + 1
     for (;;) {
       const quote = text.indexOf('"', from)
+      if (quote === -1) throw new Truncated()
       let before = quote - 1
       while (text.charCodeAt(before) === BACKSLASH) before--
       // An even run of backslashes escapes itself, not the quote.
@@ -69,6 +70,7 @@ export function duplicateFields (text: string): string[] {
         value()
         path.pop()
         ws()
+        if (i >= text.length) throw new Truncated()
         if (text.charCodeAt(i++) === CLOSE_OBJECT) return
       }
     }
@@ -81,6 +83,7 @@ export function duplicateFields (text: string): string[] {
         value()
         path.pop()
         ws()
+        if (i >= text.length) throw new Truncated()
         if (text.charCodeAt(i++) === CLOSE_ARRAY) return
       }
     }
@@ -92,6 +95,14 @@ export function duplicateFields (text: string): string[] {
       i++
     }
   }
-  value()
+  try {
+    value()
+  } catch (err) {
+    // Not JSON after all: the decoder, not this scan, is the one to refuse it.
+    if (!(err instanceof Truncated)) throw err
+  }
   return found
 }
+
+/** The text ended inside a value. */
+class Truncated extends Error {}
