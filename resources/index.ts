@@ -28,6 +28,8 @@ import leases from './leases.js'
 import certificatesigningrequests from './certificatesigningrequests.js'
 import selfsubjectreviews from './selfsubjectreviews.js'
 import priorityclasses from './priorityclasses.js'
+import limitranges from './limitranges.js'
+import resourcequotas from './resourcequotas.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -57,5 +59,7 @@ export const RESOURCES: readonly Resource[] = [
   leases,
   certificatesigningrequests,
   selfsubjectreviews,
-  priorityclasses
+  priorityclasses,
+  limitranges,
+  resourcequotas
 ]
