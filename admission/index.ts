@@ -4,6 +4,8 @@ import type { FastifyPluginAsync } from 'fastify'
 import namespaceLifecycle from './namespace-lifecycle.js'
 import limitPodHardAntiAffinityTopology from './limit-pod-hard-anti-affinity-topology.js'
 import alwaysPullImages from './always-pull-images.js'
+import limitRanger from './limit-ranger.js'
+import resourceQuota from './resource-quota.js'
 import rbacEscalation from './rbac-escalation.js'
 import serviceAccount from './service-account.js'
 import taintNodesByCondition from './taint-nodes-by-condition.js'
@@ -23,6 +25,7 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   rbacEscalation,
   limitPodHardAntiAffinityTopology,
+  limitRanger,
   serviceAccount,
   taintNodesByCondition,
   alwaysPullImages,
@@ -37,5 +40,7 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   certificateSubjectRestriction,
   // Last of the mutating and of the validating plugins, as in the reference server's order.
   mutatingAdmissionWebhook,
-  validatingAdmissionWebhook
+  validatingAdmissionWebhook,
+  // After the webhooks, as upstream: a request a webhook refuses is never charged to a quota.
+  resourceQuota
 ]

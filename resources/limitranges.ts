@@ -43,6 +43,18 @@ function resourceNameProblems (type: string, name: string, field: string): Field
 }
 
 type Item = Record<string, any>
+
+/**
+ * The reference defaults of a Container item: the default limit is the max where unset, the
+ * default request the default limit, else the min.
+ */
+function defaultItem (item: Item): void {
+  if (item.type !== LIMIT_TYPES.container) return
+  const dflt: Quantities = { ...(item.max ?? {}), ...(item.default ?? {}) }
+  const request: Quantities = { ...(item.min ?? {}), ...dflt, ...(item.defaultRequest ?? {}) }
+  if (Object.keys(dflt).length > 0) item.default = dflt
+  if (Object.keys(request).length > 0) item.defaultRequest = request
+}
 const PARTS = ['max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio'] as const
 
 function validateItem (limit: Item, field: string, seen: Set<string>): FieldError[] {
@@ -102,6 +114,8 @@ export default defineResource({
   schema,
   generation: false,
   strategy: {
+    prepareForCreate: (lr) => { for (const item of lr.spec?.limits ?? []) defaultItem(item) },
+    prepareForUpdate: (lr) => { for (const item of lr.spec?.limits ?? []) defaultItem(item) },
     validate (lr) {
       const seen = new Set<string>()
       return (lr.spec?.limits ?? []).flatMap((limit: Item, i: number) => validateItem(limit, `spec.limits[${i}]`, seen))
