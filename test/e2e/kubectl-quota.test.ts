@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { startServer } from '../helpers/server.js'
 import { eventually } from '../helpers/eventually.js'
+import { ROOT_CA_CONFIGMAP } from '../../resources/naming.js'
 
 const execFileP = promisify(execFile)
 
@@ -57,12 +58,14 @@ test('kubectl: quotas created and described, a LimitRange defaulting a pod from 
   }
 
   assert.ok((await kubectl('create', 'namespace', 'team')).ok)
-  const created = await kubectl('create', 'quota', 'team-quota', '-n', 'team', '--hard=count/configmaps=2,pods=3,requests.cpu=1,limits.memory=1Gi')
+  // The namespace's root CA ConfigMap is published first: the quota counts it from the start.
+  await eventually(async () => assert.ok((await kubectl('get', 'configmap', ROOT_CA_CONFIGMAP, '-n', 'team')).ok), 20_000)
+  const created = await kubectl('create', 'quota', 'team-quota', '-n', 'team', '--hard=count/configmaps=3,pods=3,requests.cpu=1,limits.memory=1Gi')
   assert.ok(created.ok, created.out)
   assert.match(created.out, /resourcequota\/team-quota created/)
   const described = await eventually(async () => {
     const d = await kubectl('describe', 'quota', 'team-quota', '-n', 'team')
-    assert.match(d.out, /count\/configmaps\s+0\s+2/)
+    assert.match(d.out, /count\/configmaps\s+1\s+3/)
     return d.out
   }, 20_000)
   assert.match(described, /^Name:\s+team-quota$/m)
@@ -72,7 +75,7 @@ test('kubectl: quotas created and described, a LimitRange defaulting a pod from 
   for (const name of ['one', 'two']) assert.ok((await kubectl('create', 'configmap', name, '-n', 'team')).ok)
   const third = await kubectl('create', 'configmap', 'three', '-n', 'team')
   assert.equal(third.ok, false)
-  assert.match(third.out, /configmaps "three" is forbidden: exceeded quota: team-quota, requested: count\/configmaps=1, used: count\/configmaps=2, limited: count\/configmaps=2/)
+  assert.match(third.out, /configmaps "three" is forbidden: exceeded quota: team-quota, requested: count\/configmaps=1, used: count\/configmaps=3, limited: count\/configmaps=3/)
 
   const file = join(dir, 'manifest.yaml')
   writeFileSync(file, MANIFEST)
@@ -91,5 +94,5 @@ test('kubectl: quotas created and described, a LimitRange defaulting a pod from 
     return got.out
   })
   assert.match(row, /^NAME\s+AGE\s+REQUEST\s+LIMIT$/m)
-  assert.match(row, /^team-quota\s+\S+\s+count\/configmaps: 2\/2, pods: 1\/3, requests\.cpu: 100m\/1\s+limits\.memory: 128Mi\/1Gi$/m)
+  assert.match(row, /^team-quota\s+\S+\s+count\/configmaps: 3\/3, pods: 1\/3, requests\.cpu: 100m\/1\s+limits\.memory: 128Mi\/1Gi$/m)
 })
