@@ -21,6 +21,20 @@ const MANAGER = 'resource-quota-admission'
 /** limitedResources of a ResourceQuotaConfiguration: resources only a covering quota lets be used. */
 interface LimitedResource { apiGroup?: string, resource: string, matchContains?: string[], matchScopes?: ScopeRequirement[] }
 
+/** The ResourceQuotaConfiguration's limitedResources; a malformed one stops start-up. */
+function limitedResources (config: Record<string, any> | undefined): LimitedResource[] {
+  if (config === undefined) return []
+  const fail = (why: string): never => { throw new Error(`--admission-control-config-file: ResourceQuota's configuration ${why}`) }
+  if (config.kind !== 'ResourceQuotaConfiguration') fail(`must be of kind ResourceQuotaConfiguration, not ${JSON.stringify(config.kind)}`)
+  const list: unknown = config.limitedResources ?? []
+  if (!Array.isArray(list)) fail('limitedResources must be a list')
+  return (list as unknown[]).map((l, i) => {
+    const r = l as LimitedResource
+    if (typeof r !== 'object' || r === null || typeof r.resource !== 'string' || r.resource === '') fail(`limitedResources[${i}] needs a resource`)
+    return { apiGroup: r.apiGroup ?? '', resource: r.resource, matchContains: r.matchContains ?? [], matchScopes: r.matchScopes ?? [] }
+  })
+}
+
 interface Charge { name: string, resourceVersion: string, used: ResourceList }
 
 const gr = (a: AdmissionAttributes) => ({ group: a.resource.group, resource: a.resource.plural })
@@ -87,8 +101,7 @@ function check (a: AdmissionAttributes, e: QuotaEvaluator, quotas: AnyObject[], 
 }
 
 export default fp(async function resourceQuota (fastify: FastifyInstance) {
-  const config = fastify.admission.configuration('ResourceQuota')
-  const limited: LimitedResource[] = Array.isArray(config?.limitedResources) ? config.limitedResources : []
+  const limited = limitedResources(fastify.admission.configuration('ResourceQuota'))
   const quotaStore = () => fastify.resources.find('resourcequotas', '')!
   const caller = () => ({ user: { ...APISERVER_USER, groups: [...APISERVER_USER.groups] }, manager: MANAGER, warnings: [] })
 

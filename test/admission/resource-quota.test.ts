@@ -8,6 +8,9 @@ import assert from 'node:assert/strict'
 import { assertInvalid, suiteApp } from '../resources/suite.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { eventually } from '../helpers/eventually.js'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 
 const quotas = (ns: string) => `/api/v1/namespaces/${ns}/resourcequotas`
 type Obj = Record<string, any>
@@ -155,3 +158,43 @@ test('sixteen concurrent creators on two servers against a quota of two ConfigMa
   assert.equal(list.json().items.filter((cm: Obj) => /^c\d+$/.test(cm.metadata.name)).length, 2)
   assert.deepEqual(await usedOf(first, 'race', 'two'), { 'count/configmaps': '2' })
 })
+
+test('limitedResources from the admission configuration: pods asking for cpu only where a quota covers it', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'quota-config-'))
+  const configFile = join(dir, 'admission.yaml')
+  writeFileSync(configFile, `apiVersion: apiserver.config.svc.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ResourceQuota
+  configuration:
+    apiVersion: apiserver.config.svc.io/v1
+    kind: ResourceQuotaConfiguration
+    limitedResources:
+    - resource: pods
+      matchContains: [requests.cpu]
+`)
+  const api = await buildTestApp(t, { admission: { configFile }, controllers: ['*', '-resourcequota'] })
+  await namespace(api, 'open')
+  await namespace(api, 'covered')
+  const pod = (ns: string, name: string, resources?: Obj) => api.request({ method: 'POST', url: `/api/v1/namespaces/${ns}/pods`, payload: { metadata: { name }, spec: { containers: [{ name: 'a', image: 'nginx', ...(resources === undefined ? {} : { resources }) }] } } })
+  const cpu = { requests: { cpu: '100m' } }
+  const refused = await pod('open', 'wants-cpu', cpu)
+  assert.equal(refused.statusCode, 403, refused.body)
+  assert.equal(refused.json().message, 'pods "wants-cpu" is forbidden: insufficient quota to consume: requests.cpu')
+  assert.equal((await pod('open', 'no-cpu')).statusCode, 201)
+  await quota(api, 'covered', 'cpu', { hard: { 'requests.cpu': '1' } }, { 'requests.cpu': '0' })
+  assert.equal((await pod('covered', 'wants-cpu', cpu)).statusCode, 201)
+  await assert.rejects(buildTestApp(t, { admission: { configFile: writeConfig(dir, 'kind: Wrong') } }), /ResourceQuota's configuration must be of kind ResourceQuotaConfiguration/)
+})
+
+function writeConfig (dir: string, body: string): string {
+  const file = join(dir, 'wrong.yaml')
+  writeFileSync(file, `apiVersion: apiserver.config.svc.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ResourceQuota
+  configuration:
+    ${body}
+`)
+  return file
+}
