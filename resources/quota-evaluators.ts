@@ -31,7 +31,7 @@ const noScope = (): boolean => false
 const intersect = (names: string[], known: readonly string[]): string[] => names.filter(n => known.includes(n))
 
 export function objectCountEvaluator (plural: string, group: string): QuotaEvaluator {
-  const legacy = group === '' ? LEGACY_COUNT_NAMES[plural] : undefined
+  const legacy = group === '' && Object.hasOwn(LEGACY_COUNT_NAMES, plural) ? LEGACY_COUNT_NAMES[plural] : undefined
   const names = [objectCountName(plural, group), ...(legacy === undefined ? [] : [legacy])]
   return {
     handles: (op, sub) => op === 'CREATE' && sub === '',
@@ -180,9 +180,17 @@ const SPECIFIC: Record<string, QuotaEvaluator> = { pods: podEvaluator, services:
 export const quotaIgnores = (r: { plural: string, group: string, virtual?: unknown, namespaced: boolean }): boolean =>
   r.virtual !== undefined || !r.namespaced || r.plural === 'events' || r.plural === 'bindings'
 
-/** The evaluator of a kind. */
+const evaluators = new Map<string, QuotaEvaluator>()
+
+/** The evaluator of a kind (made once: admission asks on every write). */
 export function evaluatorFor (plural: string, group: string): QuotaEvaluator {
-  return (group === '' ? SPECIFIC[plural] : undefined) ?? objectCountEvaluator(plural, group)
+  const key = `${plural}.${group}`
+  let e = evaluators.get(key)
+  if (e === undefined) {
+    e = group === '' && Object.hasOwn(SPECIFIC, plural) ? SPECIFIC[plural]! : objectCountEvaluator(plural, group)
+    evaluators.set(key, e)
+  }
+  return e
 }
 
 /** A quota's scopes and scope selector as one list of requirements. */

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import { assertInvalid, suiteApp } from '../resources/suite.js'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { eventually } from '../helpers/eventually.js'
+import { evaluatorFor } from '../../resources/quota-evaluators.js'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -198,3 +199,29 @@ plugins:
 `)
   return file
 }
+
+describe('quota evaluators', () => {
+  it('charges services by type: node ports and load balancers', () => {
+    const e = evaluatorFor('services', '')
+    const ports = [{ port: 80 }, { port: 443, nodePort: 30443 }]
+    assert.deepEqual(e.usage({ spec: { type: 'ClusterIP', ports } }), { 'count/services': '1', services: '1', 'services.nodeports': '0', 'services.loadbalancers': '0' })
+    assert.deepEqual(e.usage({ spec: { type: 'NodePort', ports } }), { 'count/services': '1', services: '1', 'services.nodeports': '2', 'services.loadbalancers': '0' })
+    assert.deepEqual(e.usage({ spec: { type: 'LoadBalancer', ports, allocateLoadBalancerNodePorts: false } }), { 'count/services': '1', services: '1', 'services.nodeports': '1', 'services.loadbalancers': '1' })
+    assert.deepEqual(e.matchingResources(['services.nodeports', 'pods', 'count/services']), ['services.nodeports', 'count/services'])
+  })
+
+  it('charges a pod its containers\' sum, at least its largest init container, plus overhead; a finished pod only its count', () => {
+    const e = evaluatorFor('pods', '')
+    const pod = {
+      spec: {
+        containers: [{ name: 'a', resources: { requests: { cpu: '100m', memory: '64Mi' } } }, { name: 'b', resources: { requests: { cpu: '200m' } } }],
+        initContainers: [{ name: 'init', resources: { requests: { cpu: '500m' } } }],
+        overhead: { cpu: '10m' }
+      }
+    }
+    assert.deepEqual(e.usage(pod), { 'count/pods': '1', pods: '1', cpu: '510m', 'requests.cpu': '510m', memory: '64Mi', 'requests.memory': '64Mi' })
+    assert.deepEqual(e.usage({ ...pod, status: { phase: 'Succeeded' } }), { 'count/pods': '1' })
+    assert.deepEqual(evaluatorFor('deployments', 'apps').usage({}), { 'count/deployments.apps': '1' })
+    assert.deepEqual(evaluatorFor('configmaps', '').usage({}), { 'count/configmaps': '1', configmaps: '1' })
+  })
+})
