@@ -29,6 +29,8 @@ export interface AdmissionAttributes {
   lookup (plural: string, group: string, namespace: string, name: string): Promise<Readonly<AnyObject> | undefined>
   /** Lists the current objects of a kind (from the watch cache). */
   list (plural: string, group: string, namespace?: string): AnyObject[]
+  /** Lists the current objects of a kind from the watch cache, as fresh as this process's own writes to it (as lookup). */
+  listRecent (plural: string, group: string, namespace?: string): Promise<AnyObject[]>
   /** Lists the objects of a kind as of the database's newest revision (waits for the watch cache to catch up). */
   listConsistent (plural: string, group: string, namespace?: string): Promise<AnyObject[]>
   /** Warnings for the client. */

@@ -8,6 +8,8 @@ import namespaceExists from './namespace-exists.js'
 import limitPodHardAntiAffinityTopology from './limit-pod-hard-anti-affinity-topology.js'
 import alwaysPullImages from './always-pull-images.js'
 import imagePolicyWebhook from './image-policy-webhook.js'
+import limitRanger from './limit-ranger.js'
+import resourceQuota from './resource-quota.js'
 import rbacEscalation from './rbac-escalation.js'
 import serviceAccount from './service-account.js'
 import taintNodesByCondition from './taint-nodes-by-condition.js'
@@ -36,6 +38,7 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceExists,
   rbacEscalation,
   limitPodHardAntiAffinityTopology,
+  limitRanger,
   serviceAccount,
   taintNodesByCondition,
   alwaysPullImages,
@@ -57,6 +60,8 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   // Last of the mutating and of the validating plugins (but AlwaysDeny), as in the reference server's order.
   mutatingAdmissionWebhook,
   validatingAdmissionWebhook,
+  // After the webhooks, as upstream: a request a webhook refuses is never charged to a quota.
+  resourceQuota,
   // After everything, as the reference server's order has it.
   alwaysDeny
 ]

@@ -22,6 +22,7 @@ import csrSigning from './csr-signing.js'
 import csrApproving from './csr-approving.js'
 import csrCleaner from './csr-cleaner.js'
 import bootstrapSigner from './bootstrap-signer.js'
+import resourceQuotaController from './resource-quota.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -58,7 +59,8 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'clusterrole-aggregation', plugin: clusterRoleAggregation, enabled: 'always' },
   { name: 'storage-protection', plugin: storageProtectionController, enabled: 'always' },
   { name: 'ephemeral-volume', plugin: ephemeralVolumeController, enabled: 'always' },
-  { name: 'garbagecollector', plugin: garbageCollector, enabled: 'default' }
+  { name: 'garbagecollector', plugin: garbageCollector, enabled: 'default' },
+  { name: 'resourcequota', plugin: resourceQuotaController, enabled: 'default' }
 ]
 
 /** Controllers of this server that `*` enables, as --controllers names them. */

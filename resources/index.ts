@@ -30,6 +30,8 @@ import selfsubjectreviews from './selfsubjectreviews.js'
 import priorityclasses from './priorityclasses.js'
 import ingressclasses from './ingressclasses.js'
 import ingresses from './ingresses.js'
+import limitranges from './limitranges.js'
+import resourcequotas from './resourcequotas.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -61,5 +63,7 @@ export const RESOURCES: readonly Resource[] = [
   selfsubjectreviews,
   priorityclasses,
   ingressclasses,
-  ingresses
+  ingresses,
+  limitranges,
+  resourcequotas
 ]

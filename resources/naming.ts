@@ -75,6 +75,8 @@ export const ANNOTATIONS = {
   deprecated: `${GROUP_SUFFIX}/deprecated`,
   /** Audit annotation beside `deprecated`: the release that removes the version asked for. */
   removedRelease: `${GROUP_SUFFIX}/removed-release`,
+  /** Set by LimitRanger on a pod whose containers it gave default requests or limits. */
+  limitRanger: `${GROUP_SUFFIX}/limit-ranger`,
   /** kubectl's own annotation (client-side apply), spelled as kubectl spells it whatever the vendor. */
   lastAppliedConfiguration: 'kubectl.kubernetes.io/last-applied-configuration'
 } as const

@@ -105,3 +105,79 @@ export function compareQuantities (a: string | undefined, b: string | undefined)
 
 export const isNegativeQuantity = (text: string): boolean => (parseQuantity(text)?.nanos ?? 0n) < 0n
 export const isZeroQuantity = (text: string): boolean => (parseQuantity(text)?.nanos ?? 0n) === 0n
+
+/** a + b; the sum keeps a's format, or b's when a is zero (as the reference Quantity.Add). */
+export function addQuantities (a: string, b: string): string {
+  const x = parseQuantity(a) ?? { nanos: 0n, format: 'DecimalSI' as const }
+  const y = parseQuantity(b) ?? { nanos: 0n, format: 'DecimalSI' as const }
+  return formatQuantity({ nanos: x.nanos + y.nanos, format: x.nanos === 0n ? y.format : x.format })
+}
+
+/** a - b, in a's format. */
+export function subtractQuantities (a: string, b: string): string {
+  const x = parseQuantity(a) ?? { nanos: 0n, format: 'DecimalSI' as const }
+  const y = parseQuantity(b) ?? { nanos: 0n, format: 'DecimalSI' as const }
+  return formatQuantity({ nanos: x.nanos - y.nanos, format: x.nanos === 0n ? y.format : x.format })
+}
+
+/** Whether a quantity is a whole number (no fraction below 1). */
+export const isWholeQuantity = (text: string): boolean => (parseQuantity(text)?.nanos ?? 0n) % (10n ** 9n) === 0n
+
+/** A quantity rounded up to a whole number, in its own format. */
+export function roundUpQuantity (text: string): string {
+  const q = parseQuantity(text)
+  if (q === undefined) return text
+  const unit = 10n ** 9n
+  const rest = q.nanos % unit
+  return rest === 0n ? text : formatQuantity({ nanos: q.nanos - rest + (q.nanos > 0n ? unit : 0n), format: q.format })
+}
+
+/** The value in thousandths, rounded up (the reference MilliValue). */
+export const milliValue = (text: string): bigint => ceilDiv(parseQuantity(text)?.nanos ?? 0n, 10n ** 6n)
+
+// Resource lists (name → quantity) as quota and limit ranges do arithmetic on them.
+export type ResourceList = Record<string, string>
+
+/** The sum of two lists, names of either. */
+export function addLists (a: ResourceList, b: ResourceList): ResourceList {
+  const out: ResourceList = { ...a }
+  for (const [k, v] of Object.entries(b)) out[k] = Object.hasOwn(out, k) ? addQuantities(out[k]!, v) : canonicalQuantity(v) ?? v
+  return out
+}
+
+/** a - b for the names of a; a difference below zero counts as zero. */
+export function subtractNonNegative (a: ResourceList, b: ResourceList): ResourceList {
+  const out: ResourceList = {}
+  for (const [k, v] of Object.entries(a)) {
+    const d = Object.hasOwn(b, k) ? subtractQuantities(v, b[k]!) : v
+    out[k] = isNegativeQuantity(d) ? '0' : d
+  }
+  return out
+}
+
+/** Only the entries named. */
+export function maskList (list: ResourceList, names: Iterable<string>): ResourceList {
+  const out: ResourceList = {}
+  for (const n of names) if (Object.hasOwn(list, n)) out[n] = list[n]!
+  return out
+}
+
+export const withoutZeros = (list: ResourceList): ResourceList =>
+  Object.fromEntries(Object.entries(list).filter(([, v]) => !isZeroQuantity(v)))
+
+/** Same names and equal values. */
+export function listsEqual (a: ResourceList | undefined, b: ResourceList | undefined): boolean {
+  const x = a ?? {}
+  const y = b ?? {}
+  const keys = Object.keys(x)
+  if (keys.length !== Object.keys(y).length) return false
+  return keys.every(k => Object.hasOwn(y, k) && compareQuantities(x[k], y[k]) === 0)
+}
+
+/** Each name of `a` in `limits` whose value is over its limit. */
+export const exceeding = (a: ResourceList, limits: ResourceList): string[] =>
+  Object.keys(a).filter(k => Object.hasOwn(limits, k) && compareQuantities(a[k], limits[k]) > 0)
+
+/** `k=v` pairs sorted by name, joined by commas (the reference quota messages). */
+export const printList = (list: ResourceList): string =>
+  Object.keys(list).sort().map(k => `${k}=${canonicalQuantity(list[k]!) ?? list[k]!}`).join(',')

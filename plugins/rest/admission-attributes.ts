@@ -11,6 +11,7 @@ export interface LookupTarget {
   listPrefix (namespace: string): string
   readRecent (key: string, name: string): Promise<StoredObject | CachedObject | undefined>
   freshen (rv: number | undefined): Promise<void>
+  caughtUp (): Promise<void>
 }
 
 /** How the store reaches other kinds (admission look-ups). */
@@ -45,6 +46,12 @@ export function admissionAttributes (resource: Resource, registry: LookupRegistr
     list: (plural, group, ns) => {
       const store = registry.find(plural, group)
       if (store === undefined) return []
+      return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
+    },
+    listRecent: async (plural, group, ns) => {
+      const store = registry.find(plural, group)
+      if (store === undefined) return []
+      await store.caughtUp()
       return store.cache.list(store.listPrefix(ns ?? '')).map(o => JSON.parse(o.json))
     },
     listConsistent: async (plural, group, ns) => {

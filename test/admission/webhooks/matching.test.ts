@@ -16,6 +16,7 @@ const attrs = (over: Partial<AdmissionAttributes> = {}, nsLabels: Record<string,
   dryRun: false, warnings: [], auditAnnotations: {},
   lookup: async () => ({ metadata: { name: 'default', labels: nsLabels } }),
   list: () => [],
+  listRecent: async () => [],
   listConsistent: async () => [],
   ...over
 })
