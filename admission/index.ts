@@ -18,20 +18,30 @@ import validatingAdmissionWebhook from './webhooks/validating.js'
 import certificateApproval from './certificate-approval.js'
 import certificateSigning from './certificate-signing.js'
 import certificateSubjectRestriction from './certificate-subject-restriction.js'
+import securityContextDeny from './security-context-deny.js'
+import podNodeSelector from './pod-node-selector.js'
+import podTolerationRestriction from './pod-toleration-restriction.js'
+import denyExec from './deny-exec.js'
+import runtimeClass from './runtime-class.js'
 
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   rbacEscalation,
+  securityContextDeny,
   limitPodHardAntiAffinityTopology,
   serviceAccount,
   taintNodesByCondition,
   alwaysPullImages,
+  podNodeSelector,
   priority,
   defaultTolerationSeconds,
+  podTolerationRestriction,
+  denyExec,
   extendedResourceToleration,
   defaultStorageClass,
   persistentVolumeClaimResize,
   storageObjectInUseProtection,
+  runtimeClass,
   certificateApproval,
   certificateSigning,
   certificateSubjectRestriction,

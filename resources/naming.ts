@@ -26,7 +26,8 @@ export const GROUPS = {
   bootstrap: group('bootstrap'),
   audit: group('audit'),
   coordination: group('coordination'),
-  scheduling: group('scheduling')
+  scheduling: group('scheduling'),
+  node: group('node')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -238,6 +239,16 @@ export const NODE_TAINTS = {
   notReady: `node.${GROUP_SUFFIX}/not-ready`,
   unreachable: `node.${GROUP_SUFFIX}/unreachable`
 } as const
+
+/** Namespace annotations the scheduling admission plugins read (PodNodeSelector, PodTolerationRestriction). */
+export const SCHEDULER_ANNOTATIONS = {
+  nodeSelector: `scheduler.alpha.${GROUP_SUFFIX}/node-selector`,
+  defaultTolerations: `scheduler.alpha.${GROUP_SUFFIX}/defaultTolerations`,
+  tolerationsWhitelist: `scheduler.alpha.${GROUP_SUFFIX}/tolerationsWhitelist`
+} as const
+
+/** The NoSchedule taint a node under memory pressure carries; pods that are not BestEffort tolerate it (PodTolerationRestriction). */
+export const MEMORY_PRESSURE_TAINT = `node.${GROUP_SUFFIX}/memory-pressure`
 
 /** The label every node carries with its host name (the only pod anti-affinity topology LimitPodHardAntiAffinityTopology allows). */
 export const HOSTNAME_LABEL = `${GROUP_SUFFIX}/hostname`

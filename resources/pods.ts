@@ -10,6 +10,7 @@ import {
 } from './core-types.js'
 import { validateVolumes, VolumeList } from './volumes.js'
 import { Affinity, AppArmorProfile, ContainerStatus, Lifecycle, PodDNSConfig, PodResourceClaim, PodResourceClaimStatus, Probe, TopologySpreadConstraint, WindowsSecurityContextOptions } from './pod-types.js'
+import { podStreamSubresources } from './pod-streams.js'
 import { dnsLabelProblems, dnsSubdomainProblems, invalidEach, isDnsLabel } from './validation.js'
 
 const opt = Type.Optional
@@ -211,7 +212,7 @@ function defaultPod (pod: Pod): void {
 }
 
 /** QoS class: Guaranteed when every container has equal cpu and memory limits and requests, BestEffort when none has any. */
-function qosClass (pod: Pod): string {
+export function qosClass (pod: Pod): string {
   const containers: Pod[] = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]
   let any = false
   let guaranteed = true
@@ -345,7 +346,7 @@ export default defineResource({
   schema,
   generation: false,
   deleteReturns: 'Object',
-  subresources: { status: statusSubresource() },
+  subresources: { status: statusSubresource(), ...podStreamSubresources },
   strategy: {
     prepareForCreate (pod) {
       defaultPod(pod)

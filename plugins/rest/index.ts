@@ -17,6 +17,7 @@ import { defaultManager } from './managed-fields.js'
 import { duplicateFields } from './duplicate-fields.js'
 import { jsonTooDeep, valueTooDeep } from './bounded-decode.js'
 import { warningHeaders } from './warnings.js'
+import { connectOptions, unreachableStream } from './connect.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
@@ -199,6 +200,15 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     const sub = info.subresource
     if (sub !== '' && r.subresources[sub] === undefined) throw pathNotFound()
     const verb = info.verb as Verb
+    const connect = sub === '' ? undefined : r.subresources[sub]!.connect
+    if (connect !== undefined) {
+      // GET (WebSocket) or POST (SPDY) on a named object: authorized as get or create.
+      if (info.name === '' || (verb !== 'get' && verb !== 'create') || request.method === 'HEAD') throw methodNotSupported(gr, request.method)
+      const c = caller(request)
+      const location = await store.connect(info.namespace, info.name, sub, connectOptions(connect, query), c)
+      relay(reply, c)
+      throw unreachableStream(location, request.headers)
+    }
     const subVerbs = sub === '' ? r.verbs : (r.subresources[sub]!.verbs ?? ['get', 'update', 'patch'])
     const allowedHere = (): boolean => {
       if (!subVerbs.includes(verb)) return false
