@@ -23,7 +23,7 @@ function configuredList (config: AnyObject | undefined, field: 'default' | 'whit
   if (list === undefined || list === null) return undefined
   if (!Array.isArray(list) || list.some(t => typeof t !== 'object' || t === null || Array.isArray(t))) throw new Error(`${NAME}: ${field} must be a list of tolerations`)
   const problems = validateTolerations(list, field)
-  if (problems.length > 0) throw new Error(`${NAME}: ${problems.map(fieldErrorText).join('; ')}`)
+  if (problems.length > 0) throw new Error(`${NAME}: ${problems.map(e => `${e.field}: ${fieldErrorText(e)}`).join('; ')}`)
   return list
 }
 
