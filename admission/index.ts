@@ -23,6 +23,7 @@ import podNodeSelector from './pod-node-selector.js'
 import podTolerationRestriction from './pod-toleration-restriction.js'
 import denyExec from './deny-exec.js'
 import runtimeClass from './runtime-class.js'
+import nodeRestriction from './node-restriction.js'
 
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
@@ -30,6 +31,7 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   securityContextDeny,
   limitPodHardAntiAffinityTopology,
   serviceAccount,
+  nodeRestriction,
   taintNodesByCondition,
   alwaysPullImages,
   podNodeSelector,

@@ -107,6 +107,31 @@ export const NODES = {
   group: 'system:nodes'
 } as const
 
+/**
+ * The labels a node agent may set on its own Node (NodeRestriction), under each domain that
+ * names node labels: ours and the upstream spellings real node agents send. Under such a domain
+ * only these keys and the agent's own label namespaces are allowed, and the node-restriction
+ * namespace never.
+ */
+export const NODE_LABEL_DOMAINS = [
+  nodeLabelDomain(GROUP_SUFFIX, [`nodeagent.${GROUP_SUFFIX}`, `node.${GROUP_SUFFIX}`]),
+  nodeLabelDomain('kubernetes.io', ['kubelet.kubernetes.io', 'node.kubernetes.io']),
+  { ...nodeLabelDomain(UPSTREAM_GROUP_SUFFIX, []), allowed: [] as string[] }
+]
+
+function nodeLabelDomain (domain: string, agentNamespaces: string[]) {
+  return {
+    domain,
+    agentNamespaces,
+    restrictedNamespace: `node-restriction.${domain}`,
+    allowed: [
+      `${domain}/hostname`, `${domain}/arch`, `${domain}/os`, `beta.${domain}/arch`, `beta.${domain}/os`,
+      `beta.${domain}/instance-type`, `node.${domain}/instance-type`, `node.${domain}/windows-build`,
+      `failure-domain.beta.${domain}/region`, `failure-domain.beta.${domain}/zone`, `topology.${domain}/region`, `topology.${domain}/zone`
+    ]
+  }
+}
+
 /** The channel the store NOTIFYs on after each write transaction. */
 export const NOTIFY_CHANNEL = `${VENDOR}_events`
 

@@ -266,10 +266,17 @@ export class GenericStore {
     return await this.resource.virtual!.create(obj, ctx)
   }
 
-  /** POST on `<item>/<sub>`: the subresource answers about the stored parent; nothing is written here. */
+  /**
+   * POST on `<item>/<sub>`: admission sees the request object (CREATE on the subresource, as for
+   * a TokenRequest upstream), then the subresource answers about the stored parent; nothing is
+   * written here.
+   */
   async createOnSubresource (namespace: string, name: string, sub: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<AnyObject> {
+    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CREATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: body })
+    await this.admission.mutate(attrs)
+    await this.admission.validate(attrs)
     const parent = JSON.parse((await this.get(namespace, name)).json) as AnyObject
-    return await this.resource.subresources[sub]!.create!(this.context(namespace, caller, opts.dryRun), parent, body)
+    return await this.resource.subresources[sub]!.create!(this.context(namespace, caller, opts.dryRun), parent, attrs.object ?? body)
   }
 
   /**

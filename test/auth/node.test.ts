@@ -133,7 +133,7 @@ describe('Node mode graph', () => {
 
 describe('pod references in the node graph', () => {
   it('collects secrets, config maps and claims from volumes, projections, env and pull secrets', async () => {
-    const { podReferences } = await import('../../auth/authorizers/node-graph.js')
+    const { podReferences } = await import('../../resources/pod-references.js')
     const refs = podReferences({
       metadata: { name: 'p' },
       spec: {
