@@ -57,6 +57,8 @@ function admitNode (node: string, a: AdmissionAttributes): void {
     throw refuse(a, `node ${JSON.stringify(node)} is not allowed to update configSource to a new non-nil configSource`)
   }
   if (!isDeepStrictEqual(obj.spec?.taints ?? [], old.spec?.taints ?? [])) throw refuse(a, `node ${JSON.stringify(node)} is not allowed to modify taints`)
+  // Owner references would let the garbage collector delete the node on its behalf.
+  if (!isDeepStrictEqual(obj.metadata?.ownerReferences ?? [], old.metadata?.ownerReferences ?? [])) throw refuse(a, `node ${JSON.stringify(node)} is not allowed to modify ownerReferences`)
   const bad = forbiddenLabels(modifiedLabels(obj.metadata?.labels ?? {}, old.metadata?.labels ?? {}))
   if (bad.length > 0) throw refuse(a, `is not allowed to modify labels: ${bad.join(', ')}`)
 }

@@ -34,6 +34,8 @@ describe('NodeRestriction', () => {
     forbiddenWith(await node('n3', { method: 'POST', url: '/api/v1/nodes', payload: { metadata: { name: 'n3', labels: { 'node-restriction.svc.io/trusted': 'true', 'svc.io/role': 'x', 'kubernetes.io/custom': 'y' } } } }),
       'nodes "n3" is forbidden: node "n3" is not allowed to set the following labels: kubernetes.io/custom, node-restriction.svc.io/trusted, svc.io/role')
     forbiddenWith(await node('n1', { method: 'PATCH', url: '/api/v1/nodes/n1', headers: MERGE, payload: { spec: { taints: [] } } }), 'nodes "n1" is forbidden: node "n1" is not allowed to modify taints')
+    forbiddenWith(await node('n1', { method: 'PATCH', url: '/api/v1/nodes/n1', headers: MERGE, payload: { metadata: { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n2', uid: 'u' }] } } }),
+      'nodes "n1" is forbidden: node "n1" is not allowed to modify ownerReferences')
     forbiddenWith(await node('n1', { method: 'PATCH', url: '/api/v1/nodes/n1', headers: MERGE, payload: { metadata: { labels: { 'svc.io/hostname': null, 'node-restriction.svc.io/a': 'b' } } } }),
       'nodes "n1" is forbidden: is not allowed to modify labels: node-restriction.svc.io/a')
     const relabelled = await node('n1', { method: 'PATCH', url: '/api/v1/nodes/n1', headers: MERGE, payload: { metadata: { labels: { 'nodeagent.svc.io/pool': 'b', 'example.com/team': null } }, spec: { unschedulable: true } } })

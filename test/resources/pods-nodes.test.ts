@@ -24,8 +24,9 @@ const cases: Case[] = [
 ]
 
 describe('pods', () => {
-  // The kind's own rules: accounts and classes these pods name need not exist (test/admission covers those).
-  const app = suiteApp({ admission: { disable: ['ServiceAccount', 'Priority'] } })
+  // The kind's own rules: accounts and classes these pods name need not exist, nor the runtime
+  // class an overhead comes from (test/admission covers those).
+  const app = suiteApp({ admission: { disable: ['ServiceAccount', 'Priority', 'RuntimeClass'] } })
   let n = 0
   for (const c of cases) {
     it(`${c.field === undefined ? 'accepts' : 'rejects'} ${c.name}`, async () => {
