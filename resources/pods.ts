@@ -283,6 +283,7 @@ function validateSpec (spec: Pod | undefined): FieldError[] {
   if (spec.serviceAccountName) errors.push(...invalidEach('spec.serviceAccountName', spec.serviceAccountName, dnsSubdomainProblems(spec.serviceAccountName)))
   if (spec.nodeName) errors.push(...invalidEach('spec.nodeName', spec.nodeName, dnsSubdomainProblems(spec.nodeName)))
   if (spec.priorityClassName) errors.push(...invalidEach('spec.priorityClassName', spec.priorityClassName, dnsSubdomainProblems(spec.priorityClassName)))
+  if (typeof spec.runtimeClassName === 'string') errors.push(...invalidEach('spec.runtimeClassName', spec.runtimeClassName, dnsSubdomainProblems(spec.runtimeClassName)))
   if (spec.hostname && !isDnsLabel(spec.hostname)) errors.push(...invalidEach('spec.hostname', spec.hostname, dnsLabelProblems(spec.hostname)))
   if (typeof spec.activeDeadlineSeconds === 'number' && spec.activeDeadlineSeconds <= 0) errors.push({ type: 'Invalid', field: 'spec.activeDeadlineSeconds', value: spec.activeDeadlineSeconds, detail: 'must be greater than or equal to 1' })
   if (typeof spec.terminationGracePeriodSeconds === 'number' && spec.terminationGracePeriodSeconds < 0) errors.push({ type: 'Invalid', field: 'spec.terminationGracePeriodSeconds', value: spec.terminationGracePeriodSeconds, detail: 'must be greater than or equal to 0' })

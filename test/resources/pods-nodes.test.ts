@@ -20,7 +20,8 @@ const cases: Case[] = [
   { name: 'an unknown restart policy', spec: { containers: [container()], restartPolicy: 'Sometimes' }, field: 'spec.restartPolicy', reason: 'FieldValueNotSupported' },
   { name: 'a toleration with an unknown effect', spec: { containers: [container()], tolerations: [{ key: 'k', operator: 'Exists', effect: 'Evict' }] }, field: 'spec.tolerations[0].effect', reason: 'FieldValueNotSupported' },
   { name: 'a bad service account name', spec: { containers: [container()], serviceAccountName: 'Bad_Name' }, field: 'spec.serviceAccountName' },
-  { name: 'a negative overhead', spec: { containers: [container()], overhead: { cpu: '-1' } }, field: 'spec.overhead[cpu]' }
+  { name: 'a negative overhead', spec: { containers: [container()], overhead: { cpu: '-1' } }, field: 'spec.overhead[cpu]' },
+  { name: 'a runtime class name that is not a DNS subdomain', spec: { containers: [container()], runtimeClassName: 'Bad_Class' }, field: 'spec.runtimeClassName' }
 ]
 
 describe('pods', () => {
