@@ -30,6 +30,12 @@ import certificateSubjectRestriction from './certificate-subject-restriction.js'
 import defaultIngressClass from './default-ingress-class.js'
 import denyServiceExternalIPs from './deny-service-external-ips.js'
 import alwaysDeny from './always-deny.js'
+import securityContextDeny from './security-context-deny.js'
+import podNodeSelector from './pod-node-selector.js'
+import podTolerationRestriction from './pod-toleration-restriction.js'
+import denyExec from './deny-exec.js'
+import runtimeClass from './runtime-class.js'
+import nodeRestriction from './node-restriction.js'
 
 export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   alwaysAdmit,
@@ -37,21 +43,27 @@ export const ADMISSION_PLUGINS: Array<FastifyPluginAsync<any>> = [
   namespaceLifecycle,
   namespaceExists,
   rbacEscalation,
+  securityContextDeny,
   limitPodHardAntiAffinityTopology,
   limitRanger,
   serviceAccount,
+  nodeRestriction,
   taintNodesByCondition,
   alwaysPullImages,
   imagePolicyWebhook,
   podSecurity,
+  podNodeSelector,
   priority,
   defaultTolerationSeconds,
+  podTolerationRestriction,
+  denyExec,
   eventRateLimit,
   extendedResourceToleration,
   defaultStorageClass,
   storageObjectInUseProtection,
   ownerReferencesPermissionEnforcement,
   persistentVolumeClaimResize,
+  runtimeClass,
   certificateApproval,
   certificateSigning,
   certificateSubjectRestriction,

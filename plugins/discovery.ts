@@ -35,7 +35,7 @@ function apiResources (resources: Resource[], storedAs: StoredAs | undefined) {
     if (r.categories !== undefined) entry.categories = r.categories
     out.push(entry)
     for (const [sub, def] of Object.entries(r.subresources)) {
-      out.push({ name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() })
+      out.push({ name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: def.connect?.optionsKind ?? r.kind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() })
     }
   }
   return out

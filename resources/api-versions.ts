@@ -33,7 +33,8 @@ export const REMOVED_VERSIONS: readonly RemovedVersion[] = [
   { group: GROUPS.certificates, version: 'v1beta1', removed: '1.22', replacement: `${GROUPS.certificates}/v1` },
   { group: GROUPS.admissionregistration, version: 'v1beta1', removed: '1.22', replacement: `${GROUPS.admissionregistration}/v1` },
   { group: group('events'), version: 'v1beta1', removed: '1.25', replacement: `${group('events')}/v1` },
-  { group: GROUPS.networking, version: 'v1beta1', resources: ['ingresses', 'ingressclasses'], removed: '1.22', replacement: `${GROUPS.networking}/v1` }
+  { group: GROUPS.networking, version: 'v1beta1', resources: ['ingresses', 'ingressclasses'], removed: '1.22', replacement: `${GROUPS.networking}/v1` },
+  { group: GROUPS.node, version: 'v1beta1', removed: '1.25', replacement: `${GROUPS.node}/v1` }
 ]
 
 export function removedVersion (group: string, version: string, resource?: string): RemovedVersion | undefined {

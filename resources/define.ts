@@ -47,8 +47,34 @@ export interface Strategy<T = AnyObject> {
   allowCreateOnUpdate?: boolean
 }
 
+/** What a CONNECT subresource may read while it locates its stream. */
+export interface ConnectContext {
+  /** A stored object of any kind (the parent's node), or undefined when there is none. */
+  lookup (plural: string, group: string, namespace: string, name: string): Promise<Readonly<AnyObject> | undefined>
+}
+
+/** Where a CONNECT subresource's stream goes: a node agent's endpoint and path. */
+export interface StreamLocation { host: string, port: number, path: string }
+
+/**
+ * How a query parameter of a CONNECT subresource becomes a field of its options object:
+ * `boolean` is false only for `0` and `false`, as the reference server's query conversion.
+ */
+export type ConnectParameter = 'string' | 'boolean' | 'strings' | 'integers'
+
+/** A CONNECT subresource (pods/exec, pods/attach): GET or POST with an upgrade to a stream. */
+export interface ConnectDefinition<T = AnyObject> {
+  /** The kind of the options object admission sees (PodExecOptions), built from the query. */
+  optionsKind: string
+  parameters: Record<string, ConnectParameter>
+  /** Where the stream of `parent` would go; throws ApiError when it has nowhere to go. */
+  locate (parent: T, options: AnyObject, ctx: ConnectContext): Promise<StreamLocation>
+}
+
 /** A subresource served on `<item>/<name>`: which part of an incoming object it may change. */
 export interface SubresourceDefinition<T = AnyObject> {
+  /** A CONNECT subresource instead: verbs get and create (GET and POST), admission operation CONNECT. */
+  connect?: ConnectDefinition<T>
   /** The object to store: `existing` with the part this subresource owns taken from `incoming`; absent for create-only subresources. */
   merge? (incoming: T, existing: T): T
   /**
@@ -234,6 +260,9 @@ export function defineResource<S extends TObject> (def: ResourceDefinition<S>): 
 export const statusSubresource = (): SubresourceDefinition<any> => ({
   merge: (incoming, existing) => ({ ...existing, status: incoming.status })
 })
+
+/** A CONNECT subresource, authorized as `create` (POST) and `get` (GET), as the reference server does. */
+export const connectSubresource = <T = AnyObject>(connect: ConnectDefinition<T>): SubresourceDefinition<T> => ({ connect, verbs: ['create', 'get'] })
 
 /** The finalizers the garbage collector owns (metav1.FinalizerOrphanDependents, FinalizerDeleteDependents). */
 export const GC_FINALIZERS = { orphan: 'orphan', foreground: 'foregroundDeletion' } as const

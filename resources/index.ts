@@ -32,6 +32,7 @@ import ingressclasses from './ingressclasses.js'
 import ingresses from './ingresses.js'
 import limitranges from './limitranges.js'
 import resourcequotas from './resourcequotas.js'
+import runtimeclasses from './runtimeclasses.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -65,5 +66,6 @@ export const RESOURCES: readonly Resource[] = [
   ingressclasses,
   ingresses,
   limitranges,
-  resourcequotas
+  resourcequotas,
+  runtimeclasses
 ]

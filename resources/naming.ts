@@ -28,7 +28,8 @@ export const GROUPS = {
   coordination: group('coordination'),
   scheduling: group('scheduling'),
   networking: group('networking'),
-  events: group('events')
+  events: group('events'),
+  node: group('node')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -112,6 +113,31 @@ export const NODES = {
   userPrefix: 'system:node:',
   group: 'system:nodes'
 } as const
+
+/**
+ * The labels a node agent may set on its own Node (NodeRestriction), under each domain that
+ * names node labels: ours and the upstream spellings real node agents send. Under such a domain
+ * only these keys and the agent's own label namespaces are allowed, and the node-restriction
+ * namespace never.
+ */
+export const NODE_LABEL_DOMAINS = [
+  nodeLabelDomain(GROUP_SUFFIX, [`nodeagent.${GROUP_SUFFIX}`, `node.${GROUP_SUFFIX}`]),
+  nodeLabelDomain('kubernetes.io', ['kubelet.kubernetes.io', 'node.kubernetes.io']),
+  { ...nodeLabelDomain(UPSTREAM_GROUP_SUFFIX, []), allowed: [] as string[] }
+]
+
+function nodeLabelDomain (domain: string, agentNamespaces: string[]) {
+  return {
+    domain,
+    agentNamespaces,
+    restrictedNamespace: `node-restriction.${domain}`,
+    allowed: [
+      `${domain}/hostname`, `${domain}/arch`, `${domain}/os`, `beta.${domain}/arch`, `beta.${domain}/os`,
+      `beta.${domain}/instance-type`, `node.${domain}/instance-type`, `node.${domain}/windows-build`,
+      `failure-domain.beta.${domain}/region`, `failure-domain.beta.${domain}/zone`, `topology.${domain}/region`, `topology.${domain}/zone`
+    ]
+  }
+}
 
 /** The channel the store NOTIFYs on after each write transaction. */
 export const NOTIFY_CHANNEL = `${VENDOR}_events`
@@ -269,6 +295,16 @@ export const NODE_TAINTS = {
   notReady: `node.${GROUP_SUFFIX}/not-ready`,
   unreachable: `node.${GROUP_SUFFIX}/unreachable`
 } as const
+
+/** Namespace annotations the scheduling admission plugins read (PodNodeSelector, PodTolerationRestriction). */
+export const SCHEDULER_ANNOTATIONS = {
+  nodeSelector: `scheduler.alpha.${GROUP_SUFFIX}/node-selector`,
+  defaultTolerations: `scheduler.alpha.${GROUP_SUFFIX}/defaultTolerations`,
+  tolerationsWhitelist: `scheduler.alpha.${GROUP_SUFFIX}/tolerationsWhitelist`
+} as const
+
+/** The NoSchedule taint a node under memory pressure carries; pods that are not BestEffort tolerate it (PodTolerationRestriction). */
+export const MEMORY_PRESSURE_TAINT = `node.${GROUP_SUFFIX}/memory-pressure`
 
 /** The label every node carries with its host name (the only pod anti-affinity topology LimitPodHardAntiAffinityTopology allows). */
 export const HOSTNAME_LABEL = `${GROUP_SUFFIX}/hostname`

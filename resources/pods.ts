@@ -10,6 +10,7 @@ import {
 } from './core-types.js'
 import { validateVolumes, VolumeList } from './volumes.js'
 import { Affinity, AppArmorProfile, ContainerStatus, Lifecycle, PodDNSConfig, PodResourceClaim, PodResourceClaimStatus, Probe, TopologySpreadConstraint, WindowsSecurityContextOptions } from './pod-types.js'
+import { podStreamSubresources } from './pod-streams.js'
 import { dnsLabelProblems, dnsSubdomainProblems, invalidEach, isDnsLabel } from './validation.js'
 
 const opt = Type.Optional
@@ -211,7 +212,7 @@ function defaultPod (pod: Pod): void {
 }
 
 /** QoS class: Guaranteed when every container has equal cpu and memory limits and requests, BestEffort when none has any. */
-function qosClass (pod: Pod): string {
+export function qosClass (pod: Pod): string {
   const containers: Pod[] = [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]
   let any = false
   let guaranteed = true
@@ -282,6 +283,7 @@ function validateSpec (spec: Pod | undefined): FieldError[] {
   if (spec.serviceAccountName) errors.push(...invalidEach('spec.serviceAccountName', spec.serviceAccountName, dnsSubdomainProblems(spec.serviceAccountName)))
   if (spec.nodeName) errors.push(...invalidEach('spec.nodeName', spec.nodeName, dnsSubdomainProblems(spec.nodeName)))
   if (spec.priorityClassName) errors.push(...invalidEach('spec.priorityClassName', spec.priorityClassName, dnsSubdomainProblems(spec.priorityClassName)))
+  if (typeof spec.runtimeClassName === 'string') errors.push(...invalidEach('spec.runtimeClassName', spec.runtimeClassName, dnsSubdomainProblems(spec.runtimeClassName)))
   if (spec.hostname && !isDnsLabel(spec.hostname)) errors.push(...invalidEach('spec.hostname', spec.hostname, dnsLabelProblems(spec.hostname)))
   if (typeof spec.activeDeadlineSeconds === 'number' && spec.activeDeadlineSeconds <= 0) errors.push({ type: 'Invalid', field: 'spec.activeDeadlineSeconds', value: spec.activeDeadlineSeconds, detail: 'must be greater than or equal to 1' })
   if (typeof spec.terminationGracePeriodSeconds === 'number' && spec.terminationGracePeriodSeconds < 0) errors.push({ type: 'Invalid', field: 'spec.terminationGracePeriodSeconds', value: spec.terminationGracePeriodSeconds, detail: 'must be greater than or equal to 0' })
@@ -345,7 +347,7 @@ export default defineResource({
   schema,
   generation: false,
   deleteReturns: 'Object',
-  subresources: { status: statusSubresource() },
+  subresources: { status: statusSubresource(), ...podStreamSubresources },
   strategy: {
     prepareForCreate (pod) {
       defaultPod(pod)

@@ -52,6 +52,8 @@ export class ApiError extends Error {
     super(message)
     this.name = 'ApiError'
     this.status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code }
+    // An unknown reason is left out, as the reference server's JSON omits an empty one.
+    if (reason === '') delete this.status.reason
     if (details !== undefined) this.status.details = details
     this.headers = headers
   }

@@ -52,6 +52,11 @@ export default fp(async function nodeAuthorizer (fastify: FastifyInstance) {
       if (a.namespace === '') return noOpinion('can only read namespaced object of this type')
       return await related(node, a.resource, a)
     }
+    if (core && a.resource === 'persistentvolumeclaims' && a.subresource === 'status') {
+      // A node agent updates the status of the claims its pods use (volume expansion).
+      if (a.verb !== 'update' && a.verb !== 'patch') return noOpinion('can only get/update/patch this type')
+      return await related(node, 'persistentvolumeclaims', a)
+    }
     if (core && (a.resource === 'persistentvolumeclaims' || a.resource === 'persistentvolumes')) {
       if (a.verb !== 'get') return noOpinion('can only get individual resources of this type')
       if (a.subresource !== '') return noOpinion('cannot get subresource')

@@ -89,6 +89,8 @@ export function addResourcePaths (b: SchemaBuilder, paths: Paths, r: Resource): 
     add(item, 'delete', { verb: 'delete', action: 'delete', idPrefix: 'delete', params: [...itemParams, ...DELETE_PARAMS], body: { schema: SHARED_NAMES.deleteOptions, media: OBJECT_MEDIA }, response: { schema: answer, codes: ['200', '202'], media: OBJECT_MEDIA }, namespaced: r.namespaced })
   }
   for (const [sub, def] of Object.entries(r.subresources)) {
+    // A CONNECT subresource answers with a stream, not an object: it is not documented as one.
+    if (def.connect !== undefined) continue
     const verbs = def.verbs ?? ['get', 'update', 'patch']
     const path = `${item}/${sub}`
     const common = { namespaced: r.namespaced, sub }

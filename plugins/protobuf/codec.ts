@@ -11,7 +11,7 @@ import { ConversionError, fromMessage, toMessage } from './convert.js'
 export const ENVELOPE_PREFIX = Buffer.from(PROTOBUF_ENVELOPE_MAGIC)
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url))
-const PROTO_FILES = ['runtime.proto', 'meta.proto', 'core.proto', 'pod.proto', 'rbac.proto', 'authorization.proto', 'authentication.proto', 'storage.proto', 'coordination.proto', 'certificates.proto', 'networking.proto']
+const PROTO_FILES = ['runtime.proto', 'meta.proto', 'core.proto', 'pod.proto', 'rbac.proto', 'authorization.proto', 'authentication.proto', 'storage.proto', 'coordination.proto', 'certificates.proto', 'networking.proto', 'node.proto']
 
 /** Proto packages by API group prefix (the group without its `svc.io` or `k8s.io` suffix); '' is the core group. */
 const PACKAGES: Record<string, string> = {
@@ -23,7 +23,8 @@ const PACKAGES: Record<string, string> = {
   authentication: 'authentication',
   coordination: 'coordination',
   certificates: 'certificates',
-  networking: 'networking'
+  networking: 'networking',
+  node: 'node'
 }
 
 /** Kinds of meta/v1 that every group version carries (upstream's AddToGroupVersion). */

@@ -18,6 +18,7 @@ import { defaultManager } from './managed-fields.js'
 import { duplicateFields } from './duplicate-fields.js'
 import { jsonTooDeep, valueTooDeep } from './bounded-decode.js'
 import { warningHeaders } from './warnings.js'
+import { connectOptions, unreachableStream } from './connect.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
 import { featureGates, type FeatureGates } from '../../resources/feature-gates.js'
 
@@ -259,7 +260,16 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     const sub = info.subresource
     if (sub !== '' && served.subresources[sub] === undefined) throw pathNotFound()
     const verb = info.verb as Verb
-    const subVerbs = sub === '' ? served.verbs : (served.subresources[sub]!.verbs ?? ['get', 'update', 'patch'])
+    const connect = sub === '' ? undefined : served.subresources[sub]!.connect
+    if (connect !== undefined) {
+      // GET (WebSocket) or POST (SPDY) on a named object: authorized as get or create.
+      if (info.name === '' || (verb !== 'get' && verb !== 'create') || request.method === 'HEAD') throw methodNotSupported(gr, request.method)
+      const c = caller(request)
+      const location = await store.connect(info.namespace, info.name, sub, connectOptions(connect, query), c)
+      relay(reply, c)
+      throw unreachableStream(location, request.headers)
+    }
+        const subVerbs = sub === '' ? served.verbs : (served.subresources[sub]!.verbs ?? ['get', 'update', 'patch'])
     const allowedHere = (): boolean => {
       if (!subVerbs.includes(verb)) return false
       if (verb === 'create' && sub !== '') return info.name !== '' && r.subresources[sub]!.create !== undefined

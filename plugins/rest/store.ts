@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, tooLargeResourceVersion } from '../../resources/status.js'
-import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resource, type VirtualContext } from '../../resources/define.js'
+import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resource, type StreamLocation, type VirtualContext } from '../../resources/define.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
 import type { AdmissionChain } from '../../admission/chain.js'
 import type { UserInfo } from '../../resources/user-info.js'
@@ -291,10 +291,29 @@ export class GenericStore {
     return await this.resource.virtual!.create(obj, ctx)
   }
 
-  /** POST on `<item>/<sub>`: the subresource answers about the stored parent; nothing is written here. */
+  /**
+   * POST on `<item>/<sub>`: admission sees the request object (CREATE on the subresource, as for
+   * a TokenRequest upstream), then the subresource answers about the stored parent; nothing is
+   * written here.
+   */
   async createOnSubresource (namespace: string, name: string, sub: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<AnyObject> {
+    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CREATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: body })
+    await this.admission.mutate(attrs)
+    await this.admission.validate(attrs)
     const parent = JSON.parse((await this.get(namespace, name)).json) as AnyObject
-    return await this.resource.subresources[sub]!.create!(this.context(namespace, caller, opts.dryRun), parent, body)
+    return await this.resource.subresources[sub]!.create!(this.context(namespace, caller, opts.dryRun), parent, attrs.object ?? body)
+  }
+
+  /**
+   * A CONNECT subresource: admission sees the options (operation CONNECT, before the parent is
+   * read, as the reference handler orders it), then the kind locates the parent's stream.
+   */
+  async connect (namespace: string, name: string, sub: string, options: AnyObject, caller: Caller): Promise<StreamLocation> {
+    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CONNECT', namespace, name, subresource: sub, caller, dryRun: false, object: options })
+    await this.admission.mutate(attrs)
+    await this.admission.validate(attrs)
+    const parent = JSON.parse((await this.get(namespace, name)).json) as AnyObject
+    return await this.resource.subresources[sub]!.connect!.locate(parent, attrs.object ?? options, { lookup: attrs.lookup })
   }
 
   async create (namespace: string, body: AnyObject, opts: WriteOptions & Ownership, caller: Caller): Promise<{ json: string, object: AnyObject }> {

@@ -109,6 +109,10 @@ describe('Node mode graph', () => {
     assert.equal(await allowed(node('n1'), get('secrets', 'other')), false)
     assert.equal(await allowed(node('n1'), { verb: 'list', resource: 'secrets', namespace: 'default', name: 'vol-secret' }), true, 'a list pinned to a referenced name')
     assert.equal(await allowed(node('n1'), { verb: 'update', resource: 'secrets', namespace: 'default', name: 'vol-secret' }), false, 'reads only')
+    const claimStatus = (verb: string) => ({ verb, resource: 'persistentvolumeclaims', subresource: 'status', namespace: 'default', name: 'claim' })
+    assert.equal(await allowed(node('n1'), claimStatus('patch')), true, 'the status of a claim its pod uses')
+    assert.equal(await allowed(node('n2'), claimStatus('update')), false, 'not the status of another node\'s claim')
+    assert.equal(await allowed(node('n1'), claimStatus('delete')), false, 'only update or patch the status')
   })
 
   it('follows pods as they are deleted', async () => {
@@ -133,7 +137,7 @@ describe('Node mode graph', () => {
 
 describe('pod references in the node graph', () => {
   it('collects secrets, config maps and claims from volumes, projections, env and pull secrets', async () => {
-    const { podReferences } = await import('../../auth/authorizers/node-graph.js')
+    const { podReferences } = await import('../../resources/pod-references.js')
     const refs = podReferences({
       metadata: { name: 'p' },
       spec: {

@@ -99,6 +99,7 @@ const rbac = `${GROUPS.rbac}/v1`
 
 // One object per message this branch carries: JSON → protobuf → JSON gives the same JSON.
 const ROUND_TRIPS: Array<Record<string, unknown>> = [
+  { apiVersion: `${GROUPS.node}/v1`, kind: 'RuntimeClass', metadata: { name: 'gvisor' }, handler: 'runsc', overhead: { podFixed: { cpu: '250m', memory: '120Mi' } }, scheduling: { nodeSelector: { sandbox: 'true' }, tolerations: [{ key: 'sandbox', operator: 'Exists', effect: 'NoSchedule' }, { key: 'x', operator: 'Equal', value: 'y', effect: 'NoExecute', tolerationSeconds: 30 }] } },
   { apiVersion: `${GROUPS.coordination}/v1`, kind: 'Lease', metadata: meta, spec: { holderIdentity: 'host_0d5c', leaseDurationSeconds: 15, acquireTime: '2026-01-02T03:04:05.123456Z', renewTime: '2026-01-02T03:04:07.000001Z', leaseTransitions: 0 } },
   { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n', labels: { k: 'v' } }, spec: { finalizers: ['kubernetes'] }, status: { phase: 'Terminating', conditions: [{ type: 'NamespaceDeletionContentFailure', status: 'False', lastTransitionTime: '2026-01-02T03:04:05Z', reason: 'ContentDeleted', message: 'm' }] } },
   { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta, data: { a: 'b', empty: '' }, binaryData: { bin: 'AAH+/w==' }, immutable: false },

@@ -20,12 +20,14 @@ const cases: Case[] = [
   { name: 'an unknown restart policy', spec: { containers: [container()], restartPolicy: 'Sometimes' }, field: 'spec.restartPolicy', reason: 'FieldValueNotSupported' },
   { name: 'a toleration with an unknown effect', spec: { containers: [container()], tolerations: [{ key: 'k', operator: 'Exists', effect: 'Evict' }] }, field: 'spec.tolerations[0].effect', reason: 'FieldValueNotSupported' },
   { name: 'a bad service account name', spec: { containers: [container()], serviceAccountName: 'Bad_Name' }, field: 'spec.serviceAccountName' },
-  { name: 'a negative overhead', spec: { containers: [container()], overhead: { cpu: '-1' } }, field: 'spec.overhead[cpu]' }
+  { name: 'a negative overhead', spec: { containers: [container()], overhead: { cpu: '-1' } }, field: 'spec.overhead[cpu]' },
+  { name: 'a runtime class name that is not a DNS subdomain', spec: { containers: [container()], runtimeClassName: 'Bad_Class' }, field: 'spec.runtimeClassName' }
 ]
 
 describe('pods', () => {
-  // The kind's own rules: accounts and classes these pods name need not exist (test/admission covers those).
-  const app = suiteApp({ admission: { disable: ['ServiceAccount', 'Priority'] } })
+  // The kind's own rules: accounts and classes these pods name need not exist, nor the runtime
+  // class an overhead comes from (test/admission covers those).
+  const app = suiteApp({ admission: { disable: ['ServiceAccount', 'Priority', 'RuntimeClass'] } })
   let n = 0
   for (const c of cases) {
     it(`${c.field === undefined ? 'accepts' : 'rejects'} ${c.name}`, async () => {
