@@ -46,6 +46,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { RESOURCES } from '../resources/index.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 import type { Resource } from '../resources/define.js'
+import { servicePools, type ServiceRanges } from '../resources/services.js'
 
 export interface AppOptions {
   databaseUrl: string
@@ -99,6 +100,10 @@ export interface AppOptions {
   leaderElection?: LeaderElectionOptions
   /** Graceful close (the server process): connections finish rather than being cut at close. */
   shutdown?: ShutdownOptions
+  /** --service-cluster-ip-range and --service-node-port-range: what Services are allocated from. */
+  services?: ServiceRanges
+  /** The port this server listens on: the `kubernetes` Service's target port (default 6443). */
+  securePort?: number
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -123,6 +128,7 @@ export const resourcePlugin = (r: Resource) =>
 
 export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   const runtimeConfig = parseRuntimeConfig(opts.runtimeConfig ?? [])
+  const pools = servicePools(opts.services)
   const app = Fastify({
     logger: opts.logger ?? false,
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
@@ -189,7 +195,11 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(protobuf)
   await app.register(deprecation)
-  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes }, served: (...a) => runtimeConfig.served(...a) })
+  await app.register(rest, {
+    watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes },
+    served: (...a) => runtimeConfig.served(...a),
+    pools
+  })
   if (opts.shutdown !== undefined) await app.register(shutdown, opts.shutdown)
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on

@@ -28,6 +28,7 @@ import leases from './leases.js'
 import certificatesigningrequests from './certificatesigningrequests.js'
 import selfsubjectreviews from './selfsubjectreviews.js'
 import priorityclasses from './priorityclasses.js'
+import services from './services.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -57,5 +58,6 @@ export const RESOURCES: readonly Resource[] = [
   leases,
   certificatesigningrequests,
   selfsubjectreviews,
-  priorityclasses
+  priorityclasses,
+  services
 ]

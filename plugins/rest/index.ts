@@ -18,6 +18,7 @@ import { duplicateFields } from './duplicate-fields.js'
 import { jsonTooDeep, valueTooDeep } from './bounded-decode.js'
 import { warningHeaders } from './warnings.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
+import { createPools, type PoolDefinition, type StoragePools } from '../../storage/value-pools.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
 
@@ -44,6 +45,8 @@ declare module 'fastify' {
     resources: ResourceRegistry
     /** Ends every open watch stream cleanly (graceful shutdown). */
     endWatches (): void
+    /** The value pools kinds claim from (a Service's addresses and ports). */
+    pools: StoragePools
   }
 }
 
@@ -108,6 +111,8 @@ export interface RestOptions {
   watch?: Partial<WatchSettings>
   /** Whether a kind's group version is served (--runtime-config); a kind not served is still stored. */
   served?: (group: string, version: string, plural: string, removed?: boolean) => boolean
+  /** The value pools configured by flags (--service-cluster-ip-range, --service-node-port-range). */
+  pools?: readonly PoolDefinition[]
 }
 
 export default fp(async function rest (fastify: FastifyInstance, opts: RestOptions) {
@@ -124,12 +129,14 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   // Shutdown ends the open watch streams as a client expects a watch to end: its last chunk
   // written, so it re-watches elsewhere (plugins/shutdown.ts decides when).
   fastify.decorate('endWatches', () => { for (const finish of [...watchSettings.open!]) finish() })
+  const pools = createPools(fastify.storage, opts.pools ?? [])
+  fastify.decorate('pools', pools)
 
   const registry: ResourceRegistry = {
     add (resource) {
       const cache = fastify.watchCaches.register(keyPrefix(resource), (obj: AnyObject) => store.attrs(obj))
       // Its own subresource table: addSubresource must not reach kinds of other app instances.
-      const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry)
+      const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry, pools)
       stores.push(store)
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
       if (opts.served?.(resource.group, resource.version, resource.plural) !== false) {
