@@ -1,5 +1,6 @@
 // Command-line flags, named as the reference server names them.
 import { checkPluginNames } from '../admission/plugin-names.js'
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, servicePools } from '../resources/services.js'
 export interface Flags {
   securePort: number
   bindAddress: string
@@ -69,6 +70,9 @@ export interface Flags {
   clusterSigningCertFile?: string
   clusterSigningKeyFile?: string
   clusterSigningDurationMs: number
+  /** One CIDR, or two of different families (dual stack). */
+  serviceClusterIPRange: string[]
+  serviceNodePortRange: string
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -147,7 +151,9 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     leaderElectRenewDeadlineMs: 10_000,
     leaderElectRetryPeriodMs: 2_000,
     shutdownWatchTerminationGracePeriodMs: 0,
-    clusterSigningDurationMs: 8760 * 3_600_000
+    clusterSigningDurationMs: 8760 * 3_600_000,
+    serviceClusterIPRange: [DEFAULT_SERVICE_CLUSTER_IP_RANGE],
+    serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -248,6 +254,8 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'cluster-signing-cert-file': f.clusterSigningCertFile = value; break
       case 'cluster-signing-key-file': f.clusterSigningKeyFile = value; break
       case 'cluster-signing-duration': f.clusterSigningDurationMs = parseDuration(value); break
+      case 'service-cluster-ip-range': f.serviceClusterIPRange = list(value); servicePools({ clusterIPRanges: f.serviceClusterIPRange }); break
+      case 'service-node-port-range': f.serviceNodePortRange = value; servicePools({ nodePortRange: value }); break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

@@ -22,6 +22,8 @@ import csrSigning from './csr-signing.js'
 import csrApproving from './csr-approving.js'
 import csrCleaner from './csr-cleaner.js'
 import bootstrapSigner from './bootstrap-signer.js'
+import kubernetesService from './kubernetes-service.js'
+import valuePoolRepair from './value-pool-repair.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -30,6 +32,8 @@ export interface ControllerContext {
   rootCAPem?: string
   /** The CA that signs approved certificate requests of the built-in signers. */
   clusterSigning?: ClusterSigningOptions
+  /** The `kubernetes` Service's cluster IP (the first of the service range) and this server's port. */
+  kubernetesService?: { clusterIP: string, port: number }
 }
 
 export interface ControllerEntry {
@@ -58,7 +62,9 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'clusterrole-aggregation', plugin: clusterRoleAggregation, enabled: 'always' },
   { name: 'storage-protection', plugin: storageProtectionController, enabled: 'always' },
   { name: 'ephemeral-volume', plugin: ephemeralVolumeController, enabled: 'always' },
-  { name: 'garbagecollector', plugin: garbageCollector, enabled: 'default' }
+  { name: 'garbagecollector', plugin: garbageCollector, enabled: 'default' },
+  { name: 'kubernetes-service', plugin: kubernetesService, enabled: 'always', options: ctx => ctx.kubernetesService },
+  { name: 'value-pool-repair', plugin: valuePoolRepair, enabled: 'always' }
 ]
 
 /** Controllers of this server that `*` enables, as --controllers names them. */

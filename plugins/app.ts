@@ -46,7 +46,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { RESOURCES } from '../resources/index.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 import type { Resource } from '../resources/define.js'
-import { servicePools, type ServiceRanges } from '../resources/services.js'
+import { firstServiceIP, servicePools, type ServiceRanges } from '../resources/services.js'
 
 export interface AppOptions {
   databaseUrl: string
@@ -233,7 +233,11 @@ async function registerTheRest (app: FastifyInstance, opts: AppOptions): Promise
   checkControllerNames(opts.controllers)
   for (const c of CONTROLLERS) {
     if (!controllerEnabled(c, opts.controllers)) continue
-    const options = c.options === undefined ? {} : c.options({ rootCAPem: opts.rootCAPem, clusterSigning: opts.clusterSigning })
+    const options = c.options === undefined ? {} : c.options({
+      rootCAPem: opts.rootCAPem,
+      clusterSigning: opts.clusterSigning,
+      kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? 6443 }
+    })
     if (options !== undefined) await app.register(c.plugin, options)
   }
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.

@@ -46,7 +46,7 @@ export class StoragePool implements ValuePool {
   contains (value: string): boolean { return this.values.offsetOf(value) !== undefined }
 
   /** The value as keys spell it (addresses canonical); PoolError 'outside' when it is not in the range. */
-  private canonical (value: string): string {
+  canonical (value: string): string {
     const offset = this.values.offsetOf(value)
     if (offset === undefined) throw new PoolError('outside', `${value} is not in the range ${this.range}`)
     return this.values.valueAt(offset)
