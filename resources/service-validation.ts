@@ -212,7 +212,6 @@ export function validateClusterIPs (svc: Svc): FieldError[] {
     else if (seen.has(f)) errors.push({ type: 'Duplicate', field: `spec.ipFamilies[${i}]`, value: f })
     seen.add(f)
   })
-  if (spec.ipFamilyPolicy === 'SingleStack' && ips.length === 2) errors.push({ type: 'Invalid', field: 'spec.ipFamilyPolicy', value: spec.ipFamilyPolicy, detail: "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified" })
   return errors
 }
 

@@ -223,3 +223,42 @@ describe('services', () => {
     assert.ok(list.json().resources.some((r: Obj) => r.name === 'services/status'))
   })
 })
+
+describe('services on a dual-stack cluster', () => {
+  const app = suiteApp({ services: { clusterIPRanges: ['10.96.0.0/16', 'fd00:10:96::/112'] } })
+
+  it('gives PreferDualStack services an address of each family, the primary first', async () => {
+    const res = await app().request({ method: 'POST', url, payload: { metadata: { name: 'dual' }, spec: { ipFamilyPolicy: 'PreferDualStack', ports: [port()] } } })
+    assert.equal(res.statusCode, 201, res.body)
+    const spec = res.json().spec
+    assert.deepEqual(spec.ipFamilies, ['IPv4', 'IPv6'])
+    assert.match(spec.clusterIPs[0], /^10\.96\./)
+    assert.match(spec.clusterIPs[1], /^fd00:10:96::/)
+    assert.equal(spec.clusterIP, spec.clusterIPs[0])
+  })
+
+  it('gives an IPv6 service an IPv6 address, and a requested one in canonical form is taken once', async () => {
+    const v6 = await app().request({ method: 'POST', url, payload: { metadata: { name: 'six' }, spec: { ipFamilies: ['IPv6'], ports: [port()] } } })
+    assert.equal(v6.statusCode, 201, v6.body)
+    assert.match(v6.json().spec.clusterIP, /^fd00:10:96::[0-9a-f]+$/)
+    const pinned = await app().request({ method: 'POST', url, payload: { metadata: { name: 'six-pinned' }, spec: { clusterIP: 'fd00:10:96::abc', ports: [port()] } } })
+    assert.equal(pinned.statusCode, 201, pinned.body)
+    assert.deepEqual(pinned.json().spec.ipFamilies, ['IPv6'])
+    const again = await app().request({ method: 'POST', url, payload: { metadata: { name: 'six-again' }, spec: { clusterIP: 'fd00:10:96:0:0:0:0:abc', ports: [port()] } } })
+    assertInvalid(again, 'spec.clusterIPs', undefined, 'provided IP is already allocated')
+  })
+
+  it('adds the second family when a single-stack service is upgraded, and releases it on downgrade', async () => {
+    const created = (await app().request({ method: 'POST', url, payload: { metadata: { name: 'grow' }, spec: { ports: [port()] } } })).json()
+    assert.equal(created.spec.clusterIPs.length, 1)
+    const up = await app().request({ method: 'PATCH', url: `${url}/grow`, headers: mergePatch, payload: { spec: { ipFamilyPolicy: 'RequireDualStack' } } })
+    assert.equal(up.statusCode, 200, up.body)
+    const v6 = up.json().spec.clusterIPs[1]
+    assert.match(v6, /^fd00:10:96::/)
+    const down = await app().request({ method: 'PATCH', url: `${url}/grow`, headers: mergePatch, payload: { spec: { ipFamilyPolicy: 'SingleStack' } } })
+    assert.equal(down.statusCode, 200, down.body)
+    assert.deepEqual(down.json().spec.clusterIPs, [created.spec.clusterIP])
+    const reuse = await app().request({ method: 'POST', url, payload: { metadata: { name: 'reuse-six' }, spec: { clusterIP: v6, ports: [port()] } } })
+    assert.equal(reuse.statusCode, 201, reuse.body)
+  })
+})
