@@ -2,6 +2,7 @@
 import { isIP } from 'node:net'
 import { checkPluginNames } from '../admission/plugin-names.js'
 import { featureGates, parseFeatureGateFlag } from '../resources/feature-gates.js'
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, servicePools } from '../resources/services.js'
 export interface Flags {
   securePort: number
   bindAddress: string
@@ -77,6 +78,9 @@ export interface Flags {
   clusterSigningCertFile?: string
   clusterSigningKeyFile?: string
   clusterSigningDurationMs: number
+  /** One CIDR, or two of different families (dual stack). */
+  serviceClusterIPRange: string[]
+  serviceNodePortRange: string
 }
 
 /** "5m", "30s", "1h30m", "250ms" → milliseconds. */
@@ -156,7 +160,9 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     leaderElectRenewDeadlineMs: 10_000,
     leaderElectRetryPeriodMs: 2_000,
     shutdownWatchTerminationGracePeriodMs: 0,
-    clusterSigningDurationMs: 8760 * 3_600_000
+    clusterSigningDurationMs: 8760 * 3_600_000,
+    serviceClusterIPRange: [DEFAULT_SERVICE_CLUSTER_IP_RANGE],
+    serviceNodePortRange: DEFAULT_SERVICE_NODE_PORT_RANGE
   }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -272,6 +278,8 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
       case 'cluster-signing-cert-file': f.clusterSigningCertFile = value; break
       case 'cluster-signing-key-file': f.clusterSigningKeyFile = value; break
       case 'cluster-signing-duration': f.clusterSigningDurationMs = parseDuration(value); break
+      case 'service-cluster-ip-range': f.serviceClusterIPRange = list(value); servicePools({ clusterIPRanges: f.serviceClusterIPRange }); break
+      case 'service-node-port-range': f.serviceNodePortRange = value; servicePools({ nodePortRange: value }); break
       default: throw new Error(`unknown flag: --${name}`)
     }
   }

@@ -109,6 +109,8 @@ async function main (): Promise<void> {
       featureGates: flags.featureGates,
       audit: { policyFile: flags.auditPolicyFile, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
       shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
+      services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
+      securePort: flags.securePort,
       leaderElection: {
         enabled: flags.leaderElect,
         leaseDurationMs: flags.leaderElectLeaseDurationMs,

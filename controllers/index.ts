@@ -23,6 +23,8 @@ import csrApproving from './csr-approving.js'
 import csrCleaner from './csr-cleaner.js'
 import bootstrapSigner from './bootstrap-signer.js'
 import resourceQuotaController from './resource-quota.js'
+import kubernetesService from './kubernetes-service.js'
+import valuePoolRepair from './value-pool-repair.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -31,6 +33,8 @@ export interface ControllerContext {
   rootCAPem?: string
   /** The CA that signs approved certificate requests of the built-in signers. */
   clusterSigning?: ClusterSigningOptions
+  /** The `kubernetes` Service's cluster IP (the first of the service range) and this server's port. */
+  kubernetesService?: { clusterIP: string, port: number }
 }
 
 export interface ControllerEntry {
@@ -60,7 +64,9 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'storage-protection', plugin: storageProtectionController, enabled: 'always' },
   { name: 'ephemeral-volume', plugin: ephemeralVolumeController, enabled: 'always' },
   { name: 'garbagecollector', plugin: garbageCollector, enabled: 'default' },
-  { name: 'resourcequota', plugin: resourceQuotaController, enabled: 'default' }
+  { name: 'resourcequota', plugin: resourceQuotaController, enabled: 'default' },
+  { name: 'kubernetes-service', plugin: kubernetesService, enabled: 'always', options: ctx => ctx.kubernetesService },
+  { name: 'value-pool-repair', plugin: valuePoolRepair, enabled: 'always' }
 ]
 
 /** Controllers of this server that `*` enables, as --controllers names them. */

@@ -47,6 +47,7 @@ import { generateKeyPairSync } from 'node:crypto'
 import { RESOURCES } from '../resources/index.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 import type { Resource } from '../resources/define.js'
+import { firstServiceIP, servicePools, type ServiceRanges } from '../resources/services.js'
 
 export interface AppOptions {
   databaseUrl: string
@@ -102,6 +103,10 @@ export interface AppOptions {
   leaderElection?: LeaderElectionOptions
   /** Graceful close (the server process): connections finish rather than being cut at close. */
   shutdown?: ShutdownOptions
+  /** --service-cluster-ip-range and --service-node-port-range: what Services are allocated from. */
+  services?: ServiceRanges
+  /** The port this server listens on: the `kubernetes` Service's target port (default 6443). */
+  securePort?: number
 }
 
 // Each mode's plugin gets its options from modeOptions below.
@@ -134,6 +139,7 @@ declare module 'fastify' {
 export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   const runtimeConfig = parseRuntimeConfig(opts.runtimeConfig ?? [])
   const gates = featureGates(opts.featureGates ?? {})
+  const pools = servicePools(opts.services)
   const app = Fastify({
     logger: opts.logger ?? false,
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
@@ -202,7 +208,12 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 
   await app.register(protobuf)
   await app.register(deprecation)
-  await app.register(rest, { watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes }, served: (...a) => runtimeConfig.served(...a), features: gates })
+  await app.register(rest, {
+    watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes },
+    served: (...a) => runtimeConfig.served(...a),
+    features: gates,
+    pools
+  })
   if (opts.shutdown !== undefined) await app.register(shutdown, opts.shutdown)
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on
@@ -236,7 +247,11 @@ async function registerTheRest (app: FastifyInstance, opts: AppOptions): Promise
   checkControllerNames(opts.controllers)
   for (const c of CONTROLLERS) {
     if (!controllerEnabled(c, opts.controllers)) continue
-    const options = c.options === undefined ? {} : c.options({ rootCAPem: opts.rootCAPem, clusterSigning: opts.clusterSigning })
+    const options = c.options === undefined ? {} : c.options({
+      rootCAPem: opts.rootCAPem,
+      clusterSigning: opts.clusterSigning,
+      kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? 6443 }
+    })
     if (options !== undefined) await app.register(c.plugin, options)
   }
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.

@@ -20,7 +20,48 @@ export interface RequestContext {
   features: FeatureGates
   /** The group/version the request named (`v1`, `events.svc.io/v1`): a kind served in several validates by it. */
   requestVersion?: string
+  /** The server's value pools (addresses, ports), for the begin hooks. */
+  pools: Pools
+  /** The storage key of the object written: the owner its pool claims are recorded under. */
+  owner?: string
 }
+
+/** Why a pool refused a value. */
+export type PoolRefusal = 'taken' | 'outside' | 'full'
+
+export class PoolError extends Error {
+  constructor (readonly refusal: PoolRefusal, message: string) { super(message); this.name = 'PoolError' }
+}
+
+/**
+ * A range of values no two objects may hold at once, on any replica: each claim is a record in
+ * the database that exists once (storage/value-pools.ts). Under dry run a claim only checks.
+ */
+export interface ValuePool {
+  readonly name: string
+  /** The range as configured (`10.96.0.0/12`, `30000-32767`). */
+  readonly range: string
+  contains (value: string): boolean
+  /** Claims `value` for `owner`; throws PoolError 'outside' or 'taken'. */
+  claim (value: string, owner: string, dryRun: boolean): Promise<void>
+  /** Claims some free value for `owner`; throws PoolError 'full'. */
+  claimAny (owner: string, dryRun: boolean): Promise<string>
+  /** Releases `value` when `owner` holds it (without owner: whoever does). */
+  release (value: string, owner?: string): Promise<void>
+}
+
+export interface Pools {
+  /** The pool of that name, undefined when the server has none configured. */
+  get (name: string): ValuePool | undefined
+  /** Every configured pool's name, in the order configured. */
+  names (): string[]
+}
+
+/** A value an object holds in a pool (for release on delete and for repair). */
+export interface HeldValue { pool: string, value: string }
+
+/** Runs once the write a begin hook prepared is known to have succeeded or failed. */
+export type FinishWrite = (written: boolean) => Promise<void>
 
 // Kinds operate on plain JSON objects; each hook receives its kind's Static type.
 export type AnyObject = Record<string, any>
@@ -45,6 +86,17 @@ export interface Strategy<T = AnyObject> {
   pendingFinalizers?(obj: T): string[]
   /** Whether PUT may create the object. Default false. */
   allowCreateOnUpdate?: boolean
+  /**
+   * After prepareForCreate, before validation (upstream's BeginCreate): claims from
+   * `ctx.pools` what the object needs (a Service's addresses and ports) and writes them into
+   * it; may throw ApiError. The function returned runs once the write succeeded or failed
+   * (releasing the claims then), also under dry run, when nothing was claimed.
+   */
+  beginCreate?(obj: T, ctx: RequestContext): Promise<FinishWrite | undefined>
+  /** As beginCreate, on update: claims what the new object adds; releases what it gives up once written. */
+  beginUpdate?(obj: T, old: T, ctx: RequestContext): Promise<FinishWrite | undefined>
+  /** Values the stored object holds in pools: released when it is deleted, recorded by the repair pass. */
+  heldValues?(obj: T): HeldValue[]
 }
 
 /** What a CONNECT subresource may read while it locates its stream. */

@@ -33,6 +33,7 @@ import ingresses from './ingresses.js'
 import limitranges from './limitranges.js'
 import resourcequotas from './resourcequotas.js'
 import runtimeclasses from './runtimeclasses.js'
+import services from './services.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -67,5 +68,6 @@ export const RESOURCES: readonly Resource[] = [
   ingresses,
   limitranges,
   resourcequotas,
-  runtimeclasses
+  runtimeclasses,
+  services
 ]

@@ -75,7 +75,13 @@ function transportFor (fastify: FastifyInstance, o: DispatcherOptions): WebhookT
       credentials = credentialResolverFromKubeconfig(config.kubeConfigFile, config.baseDir)
     }
   }
-  return webhookTransport(parseServiceAddresses(o.webhookServiceAddresses ?? {}), credentials)
+  // A service named by no --admission-webhook-service-address entry is resolved from its Service.
+  const lookupService = async (namespace: string, name: string) => {
+    const store = fastify.resources.find('services', '')
+    const found = store === undefined ? undefined : await store.readRecent(store.key(namespace, name), name)
+    return found === undefined ? undefined : JSON.parse(found.json)
+  }
+  return webhookTransport(parseServiceAddresses(o.webhookServiceAddresses ?? {}), credentials, lookupService)
 }
 
 export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions): Dispatcher {

@@ -1,5 +1,6 @@
 // How a webhook is reached: its URL, or its service's address (`<name>.<namespace>.svc`, the
-// name its certificate must carry) from --admission-webhook-service-address; TLS verified
+// name its certificate must carry) from --admission-webhook-service-address first, else from
+// the Service itself (an ExternalName's host, or a cluster IP this host can route to); TLS verified
 // against the webhook's caBundle (the system roots without one); kept-alive connections and
 // reused TLS sessions through one agent; the answer capped and parsed.
 import { Agent } from 'node:https'
@@ -49,11 +50,29 @@ export function parseServiceAddresses (entries: Record<string, string>): Record<
   return entries
 }
 
+/** The Service a webhook reference names, as stored; undefined when there is none. */
+export type ServiceLookup = (namespace: string, name: string) => Promise<AnyObject | undefined>
+
+/**
+ * Where the reference server's cluster resolver sends a call for a Service's `port`: an
+ * ExternalName's host, else its cluster IP. This server runs no proxy, so a cluster IP is
+ * reached only when this host routes it (a range of loopback or host addresses).
+ */
+export function serviceEndpoint (svc: AnyObject | undefined, name: string, port: number): { host: string, port: number } {
+  if (svc === undefined) throw new Error(`service "${name}" not found`)
+  const spec = svc.spec ?? {}
+  if (spec.type === 'ExternalName') return { host: String(spec.externalName), port }
+  if (spec.clusterIP === 'None') throw new Error('cannot route to service with ClusterIP None')
+  if (!['ClusterIP', 'NodePort', 'LoadBalancer'].includes(spec.type)) throw new Error(`unsupported service type "${String(spec.type)}"`)
+  if (!(spec.ports ?? []).some((p: AnyObject) => p.port === port)) throw new Error(`no service port ${port} found for service "${name}"`)
+  return { host: String(spec.clusterIP), port }
+}
+
 export interface WebhookTransport {
   post (clientConfig: AnyObject, body: unknown, timeoutSeconds: number): Promise<unknown>
 }
 
-export function webhookTransport (addresses: Record<string, string>, credentials: CredentialResolver): WebhookTransport {
+export function webhookTransport (addresses: Record<string, string>, credentials: CredentialResolver, lookupService?: ServiceLookup): WebhookTransport {
   // One agent for every webhook: it keys its pools and TLS sessions by host, CA and client
   // certificate, so connections are reused per webhook and never shared across trust settings.
   const agent = new Agent({ keepAlive: true, maxCachedSessions: 256 })
@@ -61,8 +80,14 @@ export function webhookTransport (addresses: Record<string, string>, credentials
     async post (clientConfig, body, timeoutSeconds) {
       const target = targetOf(clientConfig, addresses)
       const url = new URL(target.url)
-      if (target.connectTo === undefined && typeof clientConfig.service === 'object' && clientConfig.service !== null) {
-        throw new Error(`Post "${target.url}": no address is known for service ${String(clientConfig.service.namespace)}/${String(clientConfig.service.name)}`)
+      const ref = clientConfig.service as AnyObject | undefined
+      if (target.connectTo === undefined && typeof ref === 'object' && ref !== null) {
+        if (lookupService === undefined) throw new Error(`Post "${target.url}": no address is known for service ${String(ref.namespace)}/${String(ref.name)}`)
+        try {
+          target.connectTo = serviceEndpoint(await lookupService(String(ref.namespace), String(ref.name)), String(ref.name), typeof ref.port === 'number' ? ref.port : 443)
+        } catch (err) {
+          throw new Error(`Post "${target.url}": ${(err as Error).message}`)
+        }
       }
       // As the reference server does, the webhook learns its deadline from the URL.
       url.searchParams.set('timeout', `${timeoutSeconds}s`)

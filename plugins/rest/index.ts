@@ -21,6 +21,7 @@ import { warningHeaders } from './warnings.js'
 import { connectOptions, unreachableStream } from './connect.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
 import { featureGates, type FeatureGates } from '../../resources/feature-gates.js'
+import { createPools, type PoolDefinition, type StoragePools } from '../../storage/value-pools.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
 
@@ -51,6 +52,8 @@ declare module 'fastify' {
     resources: ResourceRegistry
     /** Ends every open watch stream cleanly (graceful shutdown). */
     endWatches (): void
+    /** The value pools kinds claim from (a Service's addresses and ports). */
+    pools: StoragePools
   }
 }
 
@@ -120,6 +123,8 @@ export interface RestOptions {
   served?: (group: string, version: string, plural: string, removed?: boolean) => boolean
   /** --feature-gates; every gate at its default when absent. */
   features?: FeatureGates
+  /** The value pools configured by flags (--service-cluster-ip-range, --service-node-port-range). */
+  pools?: readonly PoolDefinition[]
 }
 
 export default fp(async function rest (fastify: FastifyInstance, opts: RestOptions) {
@@ -137,12 +142,14 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   // Shutdown ends the open watch streams as a client expects a watch to end: its last chunk
   // written, so it re-watches elsewhere (plugins/shutdown.ts decides when).
   fastify.decorate('endWatches', () => { for (const finish of [...watchSettings.open!]) finish() })
+  const pools = createPools(fastify.storage, opts.pools ?? [])
+  fastify.decorate('pools', pools)
 
   const registry: ResourceRegistry = {
     add (resource) {
       const cache = fastify.watchCaches.register(keyPrefix(resource), (obj: AnyObject) => store.attrs(obj))
       // Its own subresource table: addSubresource must not reach kinds of other app instances.
-      const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry)
+      const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry, pools)
       stores.push(store)
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
       if (opts.served?.(resource.group, resource.version, resource.plural) !== false) {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, tooLargeResourceVersion } from '../../resources/status.js'
-import { keyPrefix, storageKey, type AnyObject, type RequestContext, type Resource, type StreamLocation, type VirtualContext } from '../../resources/define.js'
+import { keyPrefix, storageKey, type AnyObject, type Pools, type RequestContext, type Resource, type StreamLocation, type VirtualContext } from '../../resources/define.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
 import type { AdmissionChain } from '../../admission/chain.js'
 import type { UserInfo } from '../../resources/user-info.js'
@@ -61,6 +61,7 @@ export const now = (): string => {
 let nowCache = { second: -1, text: '' }
 
 const suffix = randomNameSuffix
+const NO_POOLS: Pools = { get: () => undefined, names: () => [] }
 
 /** The value with `metadata.resourceVersion` removed, for comparing writes that change nothing. */
 function withoutVolatile (obj: AnyObject): AnyObject {
@@ -81,7 +82,8 @@ export class GenericStore {
     private readonly storage: Storage,
     readonly cache: WatchCache,
     private readonly admission: AdmissionChain,
-    private readonly registry: Registry
+    private readonly registry: Registry,
+    private readonly pools: Pools = NO_POOLS
   ) {
     this.gr = { group: resource.group, resource: resource.plural }
     this.prefix = keyPrefix(resource)
@@ -233,8 +235,17 @@ export class GenericStore {
 
   // ---- writes ------------------------------------------------------------------------------
 
-  private context (namespace: string, caller: Caller, dryRun: boolean): RequestContext {
-    return { namespace, user: caller.user, dryRun, warnings: caller.warnings, features: this.registry.features, requestVersion: caller.requestVersion }
+  private context (namespace: string, caller: Caller, dryRun: boolean, name?: string): RequestContext {
+    const ctx: RequestContext = { namespace, user: caller.user, dryRun, warnings: caller.warnings, features: this.registry.features, requestVersion: caller.requestVersion, pools: this.pools }
+    if (name !== undefined) ctx.owner = this.key(namespace, name)
+    return ctx
+  }
+
+  /** After an object left the store: its pool values are free again (a failure leaves them to the repair pass). */
+  private async releaseHeld (obj: AnyObject): Promise<void> {
+    const held = this.resource.strategy.heldValues?.(obj) ?? []
+    const owner = this.key(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '')
+    await Promise.all(held.map(async h => { await this.pools.get(h.pool)?.release(h.value, owner).catch(() => {}) }))
   }
 
   /** Unknown fields per fieldValidation, defaults, and type errors of a whole object. */
@@ -333,27 +344,34 @@ export class GenericStore {
     const generated = (meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== ''
     if (generated) meta.name = `${meta.generateName as string}${suffix()}`
     this.checkSchema(obj, opts.fieldValidation, caller, meta.name ?? '')
-    const ctx = this.context(namespace, caller, opts.dryRun)
+    const ctx = this.context(namespace, caller, opts.dryRun, meta.name ?? '')
     const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CREATE', namespace, name: meta.name ?? '', subresource: '', caller, dryRun: opts.dryRun, object: obj })
     await this.admission.mutate(attrs)
     if (this.resource.subresources.status !== undefined && this.resource.subresources.status.keepOnCreate !== true) delete obj.status
     this.resource.strategy.prepareForCreate?.(obj, ctx)
-    this.validateOrThrow(obj, undefined, ctx)
-    await this.admission.validate(attrs)
-    this.resource.strategy.canonicalize?.(obj)
-    if (opts.managedFieldsSet !== true) recordManagedFields(obj, undefined, this.managerInfo(caller, ''), this.resource.schema, this.resource.subresources.status !== undefined)
-    if (opts.dryRun) return { json: JSON.stringify(obj), object: obj }
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const stored = await this.write({ type: 'create', key: this.key(namespace, obj.metadata.name), value: obj as any })
-        return { json: stored.json, object: obj }
-      } catch (err) {
-        if (generated && err instanceof StorageError && err.code === 'KeyExists' && attempt < GENERATE_NAME_ATTEMPTS) {
-          obj.metadata.name = `${meta.generateName as string}${suffix()}`
-          continue
+    const finish = await this.resource.strategy.beginCreate?.(obj, ctx)
+    let written = false
+    try {
+      this.validateOrThrow(obj, undefined, ctx)
+      await this.admission.validate(attrs)
+      this.resource.strategy.canonicalize?.(obj)
+      if (opts.managedFieldsSet !== true) recordManagedFields(obj, undefined, this.managerInfo(caller, ''), this.resource.schema, this.resource.subresources.status !== undefined)
+      if (opts.dryRun) return { json: JSON.stringify(obj), object: obj }
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const stored = await this.write({ type: 'create', key: this.key(namespace, obj.metadata.name), value: obj as any })
+          written = true
+          return { json: stored.json, object: obj }
+        } catch (err) {
+          if (generated && err instanceof StorageError && err.code === 'KeyExists' && attempt < GENERATE_NAME_ATTEMPTS) {
+            obj.metadata.name = `${meta.generateName as string}${suffix()}`
+            continue
+          }
+          throw this.translateError(err, obj.metadata.name)
         }
-        throw this.translateError(err, obj.metadata.name)
       }
+    } finally {
+      await finish?.(written)
     }
   }
 
@@ -432,10 +450,26 @@ export class GenericStore {
       else obj.status = old.status
     }
     this.checkSchema(obj, opts.fieldValidation, caller, name)
-    const ctx = this.context(namespace, caller, opts.dryRun)
+    const ctx = this.context(namespace, caller, opts.dryRun, name)
     const attrs = admissionAttributes(this.resource, this.registry, { operation: 'UPDATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: obj, oldObject: old })
     await this.admission.mutate(attrs)
     if (sub === '') this.resource.strategy.prepareForUpdate?.(obj, old, ctx)
+    const finish = sub === '' ? await this.resource.strategy.beginUpdate?.(obj, old, ctx) : undefined
+    let written = false
+    try {
+      const result = await this.finishUpdate(current, old, obj, opts, caller, ctx, attrs)
+      written = result.written
+      return result.json
+    } finally {
+      await finish?.(written)
+    }
+  }
+
+  /** The rest of an update after the strategy's begin hook: the answer, and whether anything was written (not for no change or dry run). */
+  private async finishUpdate (current: StoredObject, old: AnyObject, obj: AnyObject, opts: WriteOptions & Ownership & { subresource: string }, caller: Caller,
+    ctx: RequestContext, attrs: ReturnType<typeof admissionAttributes>): Promise<{ json: string, written: boolean }> {
+    const meta = obj.metadata
+    const sub = opts.subresource
     if (this.resource.generation && old.metadata.generation !== undefined) {
       const { metadata: _m1, status: _s1, ...a } = obj
       const { metadata: _m2, status: _s2, ...b } = old
@@ -447,14 +481,15 @@ export class GenericStore {
     if (opts.managedFieldsSet !== true) recordManagedFields(obj, old, this.managerInfo(caller, sub), this.resource.schema, this.resource.subresources.status !== undefined)
     if (isDeepStrictEqual(withoutVolatile(obj), withoutVolatile(old)) &&
         isDeepStrictEqual(obj.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })), old.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })))) {
-      return current.json
+      return { json: current.json, written: false }
     }
     const finishing = meta.deletionTimestamp !== undefined && this.pendingFinalizers(obj).length === 0
-    if (opts.dryRun) return JSON.stringify(obj)
+    if (opts.dryRun) return { json: JSON.stringify(obj), written: false }
     const stored = await this.write(finishing
       ? { type: 'delete', key: current.key, value: obj as any, expectRevision: current.revision }
       : { type: 'update', key: current.key, value: obj as any, expectRevision: current.revision })
-    return stored.json
+    if (finishing) await this.releaseHeld(obj)
+    return { json: stored.json, written: true }
   }
 
   pendingFinalizers (obj: AnyObject): string[] {
@@ -508,6 +543,7 @@ export class GenericStore {
         }
         if (opts.dryRun) return { json: current.json, object: old, deleted: true }
         const stored = await this.write({ type: 'delete', key, value: old as any, expectRevision: current.revision })
+        await this.releaseHeld(old)
         return { json: stored.json, object: old, deleted: true }
       } catch (err) {
         if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_PRECONDITION_ATTEMPTS) {

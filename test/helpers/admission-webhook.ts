@@ -27,7 +27,7 @@ export type Answer = AnyObject | { raw: { status: number, body: string } } | 'ha
 export type Handler = (review: AnyObject, received: Received) => Answer
 
 export interface AdmissionWebhookServer {
-  /** `https://127.0.0.1:<port>`. */
+  /** `https://<listen host>:<port>`. */
   base: string
   port: number
   caBundle: string
@@ -42,10 +42,11 @@ export interface AdmissionWebhookServer {
 export const allow = (extra: AnyObject = {}): AnyObject => ({ allowed: true, ...extra })
 export const patchOf = (ops: unknown[]): AnyObject => ({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') })
 
-export async function startAdmissionWebhook (t: { after (fn: () => unknown): void }, hosts: string[] = []): Promise<AdmissionWebhookServer> {
+/** Listens on `listenHost` (a loopback address: a Service's cluster IP in tests that route one). */
+export async function startAdmissionWebhook (t: { after (fn: () => unknown): void }, hosts: string[] = [], listenHost = '127.0.0.1'): Promise<AdmissionWebhookServer> {
   const dir = mkdtempSync(join(tmpdir(), 'admission-webhook-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const pki = await ensureCertificates(dir, { hosts: ['127.0.0.1', ...hosts] })
+  const pki = await ensureCertificates(dir, { hosts: [listenHost, ...hosts] })
   const handlers = new Map<string, Handler>()
   const received: Received[] = []
   const hanging = new Set<() => void>()
@@ -74,7 +75,7 @@ export async function startAdmissionWebhook (t: { after (fn: () => unknown): voi
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response }))
     })
   })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>(resolve => server.listen(0, listenHost, resolve))
   t.after(() => new Promise(resolve => {
     for (const end of hanging) end()
     server.closeAllConnections()
@@ -82,7 +83,7 @@ export async function startAdmissionWebhook (t: { after (fn: () => unknown): voi
   }))
   const port = (server.address() as AddressInfo).port
   return {
-    base: `https://127.0.0.1:${port}`,
+    base: `https://${listenHost}:${port}`,
     port,
     caBundle: Buffer.from(pki.caCertPem).toString('base64'),
     received,
