@@ -5,7 +5,7 @@ import type { History, LogEntry, WatchSegment } from './history.js'
 
 export type ViolationKind =
   | 'lost' | 'misplaced' | 'partial' | 'refused-but-written' | 'twice' | 'phantom'
-  | 'gap' | 'duplicate' | 'out-of-order' | 'content' | 'resume' | 'not-expired' | 'list'
+  | 'gap' | 'duplicate' | 'out-of-order' | 'content' | 'resume' | 'not-expired' | 'list' | 'stalled'
 
 export interface Violation { kind: ViolationKind, detail: string }
 
@@ -66,6 +66,12 @@ export function check (h: History): Report {
   checkWatches(h, log, violations, figures)
   checkLists(h, log, violations, figures)
   checkCompactions(h, violations, figures)
+  // A watcher that stops hearing (a notification lost for good, a stream that never resumes)
+  // shows no gap in what it did deliver: it is caught by not reaching the log's end.
+  const end = log.at(-1)?.revision ?? 0
+  for (const r of h.reached) {
+    if (r.revision < end) violations.push({ kind: 'stalled', detail: `${r.watcher} reached revision ${r.revision}, the log ends at ${end}` })
+  }
   return { violations, figures }
 }
 

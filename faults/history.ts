@@ -67,4 +67,6 @@ export interface History {
   watches: WatchSegment[]
   lists: ListRecord[]
   compactions: CompactionRecord[]
+  /** Each watcher and the newest revision it reached once the writers stopped and it was given time. */
+  reached: Array<{ watcher: string, revision: number }>
 }

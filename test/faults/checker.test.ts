@@ -48,7 +48,8 @@ function sound (): History {
       { watcher: 'p1', revision: 12, continues: [{ expired: false, startedAt: 150 }], items: [{ name: 'a', id: 'w1', revision: 10 }, { name: 'b', id: 'w2', revision: 12 }] },
       { watcher: 'p1', revision: 11, continues: [{ expired: true, startedAt: 390 }] }
     ],
-    compactions: [{ revision: 12, doneAt: 350 }]
+    compactions: [{ revision: 12, doneAt: 350 }],
+    reached: [{ watcher: 'p0', revision: 20 }, { watcher: 'p1', revision: 20 }]
   }
 }
 
@@ -173,4 +174,10 @@ test('a completed list must be the log at its revision', () => {
   const stale = sound()
   stale.lists[0]!.items![0] = { name: 'a', id: 'w3', revision: 13 }
   assert.deepEqual(kinds(stale), ['list'])
+})
+
+test('a watcher that never reaches the end of the log has stalled', () => {
+  const h = sound()
+  h.reached[0]!.revision = 13
+  assert.deepEqual(kinds(h), ['stalled'])
 })
