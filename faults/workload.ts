@@ -103,6 +103,9 @@ export class Workload {
         }
       } catch (err) {
         record.detail = (err as Error).message
+        // Refused at connect: the request never left this process, so nothing can have been written.
+        const code = (err as { code?: string, cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code
+        if (code === 'ECONNREFUSED') record.outcome = 'failed'
         if (!this.stopping) await sleep(100)
       }
     }

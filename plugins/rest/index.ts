@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
-import { ApiError, badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../../resources/status.js'
+import { ApiError, badRequest, invalid, methodNotSupported, pathNotFound, strictDecodingError, unsupportedMediaType } from '../../resources/status.js'
 import { keyPrefix, type AnyObject, type Resource, type SubresourceDefinition, type Verb, type VersionLifecycle } from '../../resources/define.js'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
@@ -166,8 +166,13 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   const caller = (request: FastifyRequest, fieldManager?: string): Caller =>
     ({ user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [] })
 
-  /** Repeated keys in a JSON body: refused under Strict, warned under Warn. */
-  const checkDuplicates = (request: FastifyRequest, fv: FieldValidation, c: Caller, r: Resource, name: string): void => {
+  /**
+   * Repeated keys in a JSON body: warned under Warn; under Strict handed to the store, which
+   * refuses them with the unknown fields it finds (`patch`: the body is a patch), or refused
+   * here when no object check follows (server-side apply).
+   */
+  const checkDuplicates = (request: FastifyRequest, fv: FieldValidation, c: Caller, patch: boolean, checkedByStore = true): void => {
+    if (fv === 'Strict') c.strict = { duplicates: [], patch }
     const type = mediaType(request)
     if (fv === 'Ignore' || !(type.endsWith('json') || type === MEDIA_TYPES.applyPatch)) return
     const body = request.body as Buffer | undefined
@@ -175,8 +180,10 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     if (type === MEDIA_TYPES.applyPatch && !looksLikeJson(body.toString('utf8'))) return
     const dups = duplicateFields(body.toString('utf8'))
     if (dups.length === 0) return
-    if (fv === 'Strict') throw invalid({ group: r.group, kind: r.kind }, name, dups.map(field => ({ type: 'Duplicate' as const, field, value: field.split('.').pop() })))
-    for (const f of dups) c.warnings.push(`duplicate field "${f}"`)
+    if (fv === 'Strict') {
+      if (!checkedByStore) throw strictDecodingError(dups, [])
+      c.strict!.duplicates = dups
+    } else for (const f of dups) c.warnings.push(`duplicate field "${f}"`)
   }
 
   /** What a write gathered beside its object: warnings for the client, annotations for the audit log. */
@@ -275,7 +282,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           return sendDocument(reply, 201, answer, enc)
         }
         const body = decodeObject(request, r.kind)
-        checkDuplicates(request, o.fieldValidation, c, r, (body.metadata as AnyObject | undefined)?.name ?? '')
+        checkDuplicates(request, o.fieldValidation, c, false)
         const created = await store.create(ns, body, o, c)
         relay(reply, c)
         return sendObject(reply, 201, r, objectJson(created.json), enc)
@@ -284,7 +291,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const o = parseWriteOptions(query, 'UpdateOptions')
         const c = caller(request, o.fieldManager)
         const body = decodeObject(request, r.kind)
-        checkDuplicates(request, o.fieldValidation, c, r, info.name)
+        checkDuplicates(request, o.fieldValidation, c, false)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         const result = await store.update(ns, info.name,
           (old) => subresource === undefined ? body : subresource.merge!(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
@@ -299,7 +306,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const o = parseWriteOptions(query, 'PatchOptions', patchType === 'apply')
         const c = caller(request, o.fieldManager)
         const patch = decodeBody(request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
-        checkDuplicates(request, o.fieldValidation, c, r, info.name)
+        checkDuplicates(request, o.fieldValidation, c, true, patchType !== 'apply')
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         if (patchType === 'apply') {
           const result = await serverSideApply(store, { namespace: ns, name: info.name, subresource: sub, body: patch, alias, options: o, caller: c })
