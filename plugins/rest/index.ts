@@ -73,6 +73,10 @@ function decodeBody (request: FastifyRequest, allowed: string[], tooDeep: () => 
   try {
     value = yaml ? parseYaml(text, { uniqueKeys: true }) : JSON.parse(text)
   } catch (err) {
+    // The YAML parser recurses through flow collections ({a: {a: ...}}): deep enough, it runs
+    // out of stack before the depth check below could see the value, and says so in
+    // JavaScript's words (RESOURCE_EXHAUSTION); that is this bound's error.
+    if (err instanceof RangeError || (err as { code?: string }).code === 'RESOURCE_EXHAUSTION') throw tooDeep()
     throw badRequest(`the request body could not be decoded: ${(err as Error).message.split('\n')[0]}`)
   }
   if (yaml && valueTooDeep(value)) throw tooDeep()
