@@ -75,8 +75,8 @@ export const CATALOGUE: Record<string, Case[]> = {
     { method: 'PATCH', url: TARGET, headers: strategic, payload: '{"$patch":"explode"}', code: 400 },
     { method: 'PATCH', url: TARGET, headers: strategic, payload: '"x"', code: 400 },
     { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '{"op":"add"}', code: 400 },
-    { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"explode","path":"/x"}]', code: 400 },
-    { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"add","value":1}]', code: 400 },
+    { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"explode","path":"/x"}]', code: 422 },
+    { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"add","value":1}]', code: 422 },
     { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"replace","path":"/data/nope/deeper","value":1}]', code: 422 },
     { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"replace","path":"","value":[]}]', code: 422 },
     { method: 'PATCH', url: TARGET, headers: { 'content-type': 'application/x-patch' }, payload: '{}', code: 415 }

@@ -171,7 +171,8 @@ test('JSON patch: at most 10,000 operations, copies bounded, failures in the ref
   const bomb = await app.request({ method: 'PATCH', url: `${CM}/keep`, headers: jsonPatch, payload: doubling })
   const rejected = status(422, 'Invalid', 'the server rejected our request due to an error in our request', {})
   assert.deepEqual(bomb.json(), rejected)
-  for (const payload of ['[{"op":"add","path":"/data/x/y/z","value":1}]', '[{"op":"replace","path":"/nope","value":1}]', '[{"op":"remove","path":"/data/zz"}]', '[{"op":"test","path":"/data/a","value":"c"}]', '[{"op":"move","from":"/nope","path":"/data/b"}]']) {
+  for (const payload of ['[{"op":"add","path":"/data/x/y/z","value":1}]', '[{"op":"replace","path":"/nope","value":1}]', '[{"op":"remove","path":"/data/zz"}]', '[{"op":"test","path":"/data/a","value":"c"}]', '[{"op":"move","from":"/nope","path":"/data/b"}]',
+    '[{"op":"bogus","path":"/data/q"}]', '[{"op":"add","path":"data","value":1}]', '[{"op":"add","path":"/data/q"}]', '[{"op":"remove","path":7}]']) {
     const res = await app.request({ method: 'PATCH', url: `${CM}/keep`, headers: jsonPatch, payload })
     assert.deepEqual(res.json(), rejected, payload)
   }
