@@ -2,6 +2,7 @@
 import type { Storage } from '../storage/interface.js'
 import type { CompactionRecord } from './history.js'
 import { withDatabase, type Cluster } from './cluster.js'
+import type { Workload } from './workload.js'
 
 export interface Fault {
   name: string
@@ -12,6 +13,7 @@ export interface FaultContext {
   /** The harness's own connection to the store, used to compact. */
   storage: Storage
   compactions: CompactionRecord[]
+  workload: Workload
 }
 
 const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
@@ -34,9 +36,15 @@ export const FAULTS: Fault[] = [
   },
   {
     name: 'compaction during watches and paginated lists',
-    async inject (_c, ctx) {
-      // Twice, a moment apart: watches resuming and lists between pages meet it at different points.
-      const first = await compactToHead(ctx)
+    async inject (c, ctx) {
+      // Twice, a moment apart: watches resuming and lists between pages meet it at different
+      // points. The first runs while a list page is held on each server, whose continue and a
+      // watch from its revision then go out below the compacted revision.
+      let compaction: Promise<number> | undefined
+      const compact = (): Promise<number> => (compaction ??= compactToHead(ctx))
+      // A probe that cannot start (its server restarting) is left out; the compaction still runs.
+      await Promise.all(c.servers.map(async (_, i) => { await ctx.workload.acrossCompaction(i, compact).catch(() => {}) }))
+      const first = await compact()
       await sleep(300)
       const second = await compactToHead(ctx)
       return `compacted to ${first}, then ${second}`

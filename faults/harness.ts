@@ -55,9 +55,9 @@ export async function runFaults (opts: RunOptions): Promise<RunResult> {
   opts.log(`${opts.servers} servers on one PostgreSQL (through the proxy on port ${cluster.proxy.port})`)
   const storage = await createPostgresStorage({ url: cluster.databaseUrl, minRetain: 0, poolSize: 2 })
   const compactions: CompactionRecord[] = []
-  const ctx: FaultContext = { storage, compactions }
   const injected: RunResult['injected'] = []
   const workload = new Workload({ agent: cluster.agent, count: opts.servers, url: i => cluster.servers[i]!.url })
+  const ctx: FaultContext = { storage, compactions, workload }
   try {
     await withDatabase(cluster.databaseUrl, c => c.query(RECORD_LOG_SQL))
     await workload.start({ writersPerServer: opts.writersPerServer })

@@ -155,8 +155,27 @@ export class Workload {
     return record.revision
   }
 
+  /**
+   * A first list page held while `compact` runs, then its continue and a watch from its
+   * revision: both must be 410 once the compaction passed that revision (the checker decides).
+   */
+  async acrossCompaction (server: number, compact: () => Promise<unknown>): Promise<void> {
+    const name = `probe-${server}`
+    const first = await call(this.t, server, 'GET', `${COLLECTION}?limit=1`)
+    const token = first.body?.metadata?.continue
+    if (first.status !== 200 || typeof token !== 'string' || token === '') return
+    const revision = Number(first.body.metadata.resourceVersion)
+    const record: ListRecord = { watcher: name, revision, continues: [] }
+    this.lists.push(record)
+    await compact()
+    const startedAt = Date.now()
+    const next = await call(this.t, server, 'GET', `${COLLECTION}?limit=1&continue=${encodeURIComponent(token)}`)
+    record.continues.push({ expired: next.status === 410, startedAt })
+    await this.watch(name, server, revision, false, false)
+  }
+
   /** One watch request from `from`, until its stream ends; what it delivered, and where to resume. */
-  private async watch (name: string, server: number, from: number, resumed: boolean): Promise<{ last: number, expired: boolean, failed: boolean }> {
+  private async watch (name: string, server: number, from: number, resumed: boolean, track = true): Promise<{ last: number, expired: boolean, failed: boolean }> {
     const startedAt = Date.now()
     const timeout = 1 + Math.floor(Math.random() * 4)
     const res = await request(`${this.t.url(server)}${COLLECTION}?watch=1&resourceVersion=${from}&timeoutSeconds=${timeout}`,
@@ -189,7 +208,7 @@ export class Workload {
           const e: WatchEventRecord = { type: event.type, revision: Number(event.object.metadata.resourceVersion), name: event.object.metadata.name, id: event.object.data?.id }
           segment.events.push(e)
           last = e.revision
-          this.reached.set(name, Math.max(this.reached.get(name) ?? 0, last))
+          if (track) this.reached.set(name, Math.max(this.reached.get(name) ?? 0, last))
         }
       }
     } catch (err) {
