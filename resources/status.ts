@@ -86,6 +86,17 @@ export const OPTIMISTIC_LOCK_MESSAGE = 'the object has been modified; please app
 
 export const badRequest = (message: string): ApiError => new ApiError(400, 'BadRequest', message)
 
+/**
+ * fieldValidation=Strict refusing repeated and unknown fields: 400, in the words of the
+ * reference's strict decoder. A body decoded as the object (create, update) names the kind it
+ * could not be handled as; a patched object does not.
+ */
+export function strictDecodingError (duplicates: string[], unknown: string[], decodedAs?: { kind: string, version: string }): ApiError {
+  const items = [...duplicates.map(f => `duplicate field "${f}"`), ...unknown.map(f => `unknown field "${f}"`)]
+  const message = `strict decoding error: ${items.join(', ')}`
+  return badRequest(decodedAs === undefined ? message : `${decodedAs.kind} in version "${decodedAs.version}" cannot be handled as a ${decodedAs.kind}: ${message}`)
+}
+
 export const unauthorized = (message = 'Unauthorized'): ApiError => new ApiError(401, 'Unauthorized', message)
 
 export const forbidden = (gr: GroupResource, name: string, message: string): ApiError =>

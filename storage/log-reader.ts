@@ -145,16 +145,20 @@ export class LogReader {
       try {
         // A notification of a revision already delivered (this process's own commit) needs no read.
         const onNotify = (revision?: number): void => { if (revision === undefined || revision > this.position) this.wake() }
-        const listener = await this.source.listen(onNotify, (err) => {
+        // A source may report the loss before its listen() has even resolved (the connection
+        // ended during the LISTEN): the listener is not known yet then, and the reconnect
+        // below is already under way.
+        let listener: { close (): Promise<void> } | undefined
+        listener = await this.source.listen(onNotify, (err) => {
           if (lost) return
           lost = true
-          if (this.listener === listener) this.listener = undefined
-          void listener.close().catch(() => {})
+          if (listener !== undefined && this.listener === listener) this.listener = undefined
+          void listener?.close().catch(() => {})
           if (this.closed) return
           this.opts.logger?.warn({ err }, 'log listener lost; reconnecting')
           this.connecting = this.connect()
         })
-        if (this.closed) {
+        if (this.closed || lost) {
           await listener.close().catch(() => {})
           return
         }

@@ -171,11 +171,19 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     },
     async listen (onNotify, onLost) {
       const client = new pg.Client({ connectionString: opts.url, types, connectionTimeoutMillis: 5000, keepAlive: true })
-      client.on('error', onLost)
-      client.on('end', () => onLost(new Error('listener connection ended')))
+      // pg emits 'end' (and may emit 'error') for a connection that fails while connecting, on
+      // top of rejecting connect(): a loss before the LISTEN is in place is this call's failure,
+      // reported once, by rejecting.
+      let listening = false
+      let lostEarly: unknown
+      const lose = (err: unknown): void => { if (listening) onLost(err); else lostEarly ??= err }
+      client.on('error', lose)
+      client.on('end', () => lose(new Error('listener connection ended')))
       try {
         await client.connect()
         await client.query(`LISTEN ${client.escapeIdentifier(NOTIFY_CHANNEL)}`)
+        if (lostEarly !== undefined) throw lostEarly
+        listening = true
       } catch (err) {
         client.removeAllListeners()
         client.on('error', () => {})

@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
-import { ApiError, badRequest, invalid, methodNotSupported, pathNotFound, unsupportedMediaType } from '../../resources/status.js'
+import { ApiError, badRequest, invalid, methodNotSupported, pathNotFound, strictDecodingError, unsupportedMediaType } from '../../resources/status.js'
 import { keyPrefix, type AnyObject, type ConvertedVersion, type Resource, type SubresourceDefinition, type Verb, type VersionLifecycle } from '../../resources/define.js'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
@@ -86,6 +86,10 @@ function decodeBody (request: FastifyRequest, allowed: string[], tooDeep: () => 
   try {
     value = yaml ? parseYaml(text, { uniqueKeys: true }) : JSON.parse(text)
   } catch (err) {
+    // The YAML parser recurses through flow collections ({a: {a: ...}}): deep enough, it runs
+    // out of stack before the depth check below could see the value, and says so in
+    // JavaScript's words (RESOURCE_EXHAUSTION); that is this bound's error.
+    if (err instanceof RangeError || (err as { code?: string }).code === 'RESOURCE_EXHAUSTION') throw tooDeep()
     throw badRequest(`the request body could not be decoded: ${(err as Error).message.split('\n')[0]}`)
   }
   if (yaml && valueTooDeep(value)) throw tooDeep()
@@ -220,8 +224,13 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     return c
   }
 
-  /** Repeated keys in a JSON body: refused under Strict, warned under Warn. */
-  const checkDuplicates = (request: FastifyRequest, fv: FieldValidation, c: Caller, r: Resource, name: string): void => {
+  /**
+   * Repeated keys in a JSON body: warned under Warn; under Strict handed to the store, which
+   * refuses them with the unknown fields it finds (`patch`: the body is a patch), or refused
+   * here when no object check follows (server-side apply).
+   */
+  const checkDuplicates = (request: FastifyRequest, fv: FieldValidation, c: Caller, patch: boolean, checkedByStore = true): void => {
+    if (fv === 'Strict') c.strict = { duplicates: [], patch }
     const type = mediaType(request)
     if (fv === 'Ignore' || !(type.endsWith('json') || type === MEDIA_TYPES.applyPatch)) return
     const body = request.body as Buffer | undefined
@@ -229,8 +238,10 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     if (type === MEDIA_TYPES.applyPatch && !looksLikeJson(body.toString('utf8'))) return
     const dups = duplicateFields(body.toString('utf8'))
     if (dups.length === 0) return
-    if (fv === 'Strict') throw invalid({ group: r.group, kind: r.kind }, name, dups.map(field => ({ type: 'Duplicate' as const, field, value: field.split('.').pop() })))
-    for (const f of dups) c.warnings.push(`duplicate field "${f}"`)
+    if (fv === 'Strict') {
+      if (!checkedByStore) throw strictDecodingError(dups, [])
+      c.strict!.duplicates = dups
+    } else for (const f of dups) c.warnings.push(`duplicate field "${f}"`)
   }
 
   /** What a write gathered beside its object: warnings for the client, annotations for the audit log. */
@@ -318,7 +329,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       }
       if (obj.kind !== undefined && obj.kind !== served.kind) throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${served.kind})`)
       const check = checkAgainstSchema(served.schema, obj, fv !== 'Strict')
-      if (fv === 'Strict' && check.unknown.length > 0) throw invalid({ group: served.group, kind: served.kind }, name, check.unknown.map(field => ({ type: 'Unknown' as const, field })))
+      if (fv === 'Strict' && (check.unknown.length > 0 || (c.strict?.duplicates.length ?? 0) > 0)) throw strictDecodingError(c.strict?.duplicates ?? [], check.unknown, c.strict?.patch === true ? undefined : { kind: served.kind, version: served.version })
       if (fv === 'Warn') for (const f of check.unknown) c.warnings.push(`unknown field "${f}"`)
       if (check.errors.length > 0) throw invalid({ group: served.group, kind: served.kind }, name, check.errors)
       const { apiVersion: _a, kind: _k, ...fields } = converted.conversion.toStored(obj)
@@ -381,7 +392,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         }
         const decoded = decodeObject(request, served.kind)
         const name = (decoded.metadata as AnyObject | undefined)?.name ?? ''
-        checkDuplicates(request, o.fieldValidation, c, served, name)
+        checkDuplicates(request, o.fieldValidation, c, false)
         const created = await store.create(ns, toStored(decoded, o.fieldValidation, c, name), o, c)
         relay(reply, c)
         return sendObject(reply, 201, served, objectJson(created.json), enc)
@@ -391,7 +402,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const c = caller(request, o.fieldManager)
         // Decoded first: the duplicate scan expects a body that parses.
         const decoded = decodeObject(request, served.kind)
-        checkDuplicates(request, o.fieldValidation, c, served, info.name)
+        checkDuplicates(request, o.fieldValidation, c, false)
         const body = toStored(decoded, o.fieldValidation, c, info.name)
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         const result = await store.update(ns, info.name,
@@ -407,7 +418,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const o = parseWriteOptions(query, 'PatchOptions', patchType === 'apply')
         const c = caller(request, o.fieldManager)
         const patch = decodeBody(request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
-        checkDuplicates(request, o.fieldValidation, c, served, info.name)
+        checkDuplicates(request, o.fieldValidation, c, true, patchType !== 'apply')
         const subresource = sub === '' ? undefined : r.subresources[sub]!
         if (patchType === 'apply') {
           // Through another group's form the applied configuration is converted first: field

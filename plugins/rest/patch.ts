@@ -41,8 +41,9 @@ export function applyPatch (type: Exclude<PatchType, 'apply'>, current: Record<s
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
     throw new ApiError(413, 'RequestEntityTooLarge', `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`)
   }
-  const problem = jsonpatch.validate(patch as jsonpatch.Operation[], undefined)
-  if (problem !== undefined) throw badRequest(`invalid JSON patch: ${problem.message.split('\n')[0]}`)
+  // An operation the library finds malformed (unknown op, a path without its slash, no value)
+  // is, as in the reference, a patch that does not apply: its generic 422, never the library's text.
+  if (jsonpatch.validate(patch as jsonpatch.Operation[], undefined) !== undefined) throw doesNotApply()
   return applyJsonPatch(structuredClone(current), patch as jsonpatch.Operation[])
 }
 

@@ -2,7 +2,7 @@
 // strategy, validation, storage), driven by the kind's definition alone.
 import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
-import { ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, tooLargeResourceVersion } from '../../resources/status.js'
+import { ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, strictDecodingError, tooLargeResourceVersion } from '../../resources/status.js'
 import { keyPrefix, storageKey, type AnyObject, type Pools, type RequestContext, type Resource, type StreamLocation, type VirtualContext } from '../../resources/define.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
 import type { AdmissionChain } from '../../admission/chain.js'
@@ -30,6 +30,12 @@ export interface Caller {
   auditAnnotations?: Record<string, string>
   /** The group/version of the request's path, when the kind is served in more than one. */
   requestVersion?: string
+  /**
+   * Under fieldValidation=Strict: the body's repeated keys, refused together with the unknown
+   * fields once the object is checked, in one strict decoding error as the reference's decoder
+   * gives. `patch`: the error of a patched object, which does not name the kind.
+   */
+  strict?: { duplicates: string[], patch: boolean }
 }
 
 /** A write whose metadata.managedFields the caller has already settled (server-side apply). */
@@ -251,9 +257,12 @@ export class GenericStore {
   /** Unknown fields per fieldValidation, defaults, and type errors of a whole object. */
   private checkSchema (obj: AnyObject, fieldValidation: FieldValidation, caller: Caller, name: string): void {
     const result = checkAgainstSchema(this.resource.schema, obj, fieldValidation !== 'Strict')
-    if (fieldValidation === 'Strict' && result.unknown.length > 0) {
-      throw invalid({ group: this.resource.group, kind: this.resource.kind }, name,
-        result.unknown.map(field => ({ type: 'Unknown' as const, field })))
+    if (fieldValidation === 'Strict') {
+      const duplicates = caller.strict?.duplicates ?? []
+      if (duplicates.length > 0 || result.unknown.length > 0) {
+        const { kind, apiVersion } = this.resource
+        throw strictDecodingError(duplicates, result.unknown, caller.strict?.patch === true ? undefined : { kind, version: apiVersion.split('/').pop()! })
+      }
     }
     if (fieldValidation === 'Warn') for (const f of result.unknown) caller.warnings.push(`unknown field "${f}"`)
     if (result.errors.length > 0) throw invalid({ group: this.resource.group, kind: this.resource.kind }, name, result.errors)

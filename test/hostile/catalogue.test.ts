@@ -48,9 +48,9 @@ export const CATALOGUE: Record<string, Case[]> = {
     { method: 'POST', url: CM, payload: '{}', code: 415 }
   ],
   'prototype keys': [
-    { method: 'POST', url: `${CM}?fieldValidation=Strict`, headers: json, payload: '{"metadata":{"name":"p1"},"__proto__":{"x":1}}', code: 422 },
-    { method: 'POST', url: `${CM}?fieldValidation=Strict`, headers: json, payload: '{"metadata":{"name":"p2","constructor":{}}}', code: 422 },
-    { method: 'PATCH', url: `${TARGET}?fieldValidation=Strict`, headers: merge, payload: '{"toString":"x"}', code: 422 },
+    { method: 'POST', url: `${CM}?fieldValidation=Strict`, headers: json, payload: '{"metadata":{"name":"p1"},"__proto__":{"x":1}}', code: 400 },
+    { method: 'POST', url: `${CM}?fieldValidation=Strict`, headers: json, payload: '{"metadata":{"name":"p2","constructor":{}}}', code: 400 },
+    { method: 'PATCH', url: `${TARGET}?fieldValidation=Strict`, headers: merge, payload: '{"toString":"x"}', code: 400 },
     { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"add","path":"/__proto__/x","value":1}]', code: 422 },
     { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"add","path":"/constructor/prototype/x","value":1}]', code: 422 }
   ],
@@ -75,8 +75,8 @@ export const CATALOGUE: Record<string, Case[]> = {
     { method: 'PATCH', url: TARGET, headers: strategic, payload: '{"$patch":"explode"}', code: 400 },
     { method: 'PATCH', url: TARGET, headers: strategic, payload: '"x"', code: 400 },
     { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '{"op":"add"}', code: 400 },
-    { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"explode","path":"/x"}]', code: 400 },
-    { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"add","value":1}]', code: 400 },
+    { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"explode","path":"/x"}]', code: 422 },
+    { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"add","value":1}]', code: 422 },
     { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"replace","path":"/data/nope/deeper","value":1}]', code: 422 },
     { method: 'PATCH', url: TARGET, headers: jsonPatch, payload: '[{"op":"replace","path":"","value":[]}]', code: 422 },
     { method: 'PATCH', url: TARGET, headers: { 'content-type': 'application/x-patch' }, payload: '{}', code: 415 }

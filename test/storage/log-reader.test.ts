@@ -119,3 +119,33 @@ describe('log reader offers', () => {
     assert.deepEqual(got, [1, 2, 3])
   })
 })
+
+describe('log reader listener', () => {
+  it('survives a listener lost before its listen() resolved, and listens again', async (t) => {
+    const log = scriptedLog()
+    let listens = 0
+    const closed: number[] = []
+    const source: LogSource = {
+      readAfter: log.source.readAfter,
+      async listen (onNotify, onLost) {
+        const n = ++listens
+        // As pg does when the connection ends during the LISTEN: the loss comes first.
+        if (n === 1) onLost(new Error('listener connection ended'))
+        log.notify = onNotify
+        return { async close () { closed.push(n) } }
+      }
+    }
+    const r = new LogReader(source, { pollIntervalMs: 60_000, batchSize: 1000 })
+    t.after(() => r.close())
+    const got: number[] = []
+    t.after(r.subscribe(0, (evs) => { for (const e of evs) got.push(e.revision) }))
+    await tick()
+    await tick()
+    assert.equal(listens, 2, 'listened again')
+    assert.deepEqual(closed, [1], 'the lost listener was closed, the new one kept')
+    log.committed = 2
+    log.notify!(2)
+    await tick()
+    assert.deepEqual(got, [1, 2])
+  })
+})
