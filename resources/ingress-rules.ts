@@ -3,7 +3,7 @@
 // domain-prefixed paths that name ingress controllers.
 import { isIP } from 'node:net'
 import type { FieldError } from './status.js'
-import { dnsSubdomainProblems, invalidEach, pathSegmentProblems } from './validation.js'
+import { dns1035LabelProblems, dnsSubdomainProblems, invalidEach, pathSegmentProblems, portNameProblems } from './validation.js'
 
 export const PATH_TYPES = ['Exact', 'ImplementationSpecific', 'Prefix']
 const INVALID_PATH_SEQUENCES = ['//', '/./', '/../', '%2f', '%2F']
@@ -14,9 +14,6 @@ const WILDCARD_FMT = `\\*\\.${SUBDOMAIN_FMT}`
 const WILDCARD = new RegExp(`^${WILDCARD_FMT}$`)
 const WILDCARD_MSG = `a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '${WILDCARD_FMT}')`
 
-const DNS1035_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?'
-const DNS1035 = new RegExp(`^${DNS1035_FMT}$`)
-const DNS1035_MSG = `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_FMT}')`
 
 const HTTP_PATH_FMT = "[A-Za-z0-9/\\-._~%!$&'()*+,;=:]+"
 const HTTP_PATH = new RegExp(`^${HTTP_PATH_FMT}$`)
@@ -26,25 +23,6 @@ export function wildcardSubdomainProblems (value: string): string[] {
   const out: string[] = []
   if (value.length > 253) out.push('must be no more than 253 characters')
   if (!WILDCARD.test(value)) out.push(WILDCARD_MSG)
-  return out
-}
-
-/** A Service's name (DNS-1035 label: starts with a letter). */
-export function dns1035LabelProblems (value: string): string[] {
-  const out: string[] = []
-  if (value.length > 63) out.push('must be no more than 63 characters')
-  if (!DNS1035.test(value)) out.push(DNS1035_MSG)
-  return out
-}
-
-/** An IANA service name, as ports are named. */
-export function portNameProblems (port: string): string[] {
-  const out: string[] = []
-  if (port.length > 15) out.push('must be no more than 15 characters')
-  if (!/^[-a-z0-9]+$/.test(port)) out.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)')
-  else if (!/[a-z]/.test(port)) out.push('must contain at least one letter (a-z)')
-  if (port.includes('--')) out.push('must not contain consecutive hyphens')
-  if (port.startsWith('-') || port.endsWith('-')) out.push('must not begin or end with a hyphen')
   return out
 }
 

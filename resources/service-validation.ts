@@ -2,7 +2,7 @@
 // ValidateService / ValidateServiceUpdate have them (allocation is service-allocation.ts).
 import { isDeepStrictEqual } from 'node:util'
 import type { FieldError } from './define.js'
-import { dnsLabelProblems, dnsSubdomainProblems, validateLabels } from './validation.js'
+import { dns1035LabelProblems, dnsLabelProblems, dnsSubdomainProblems, portNameProblems, validateLabels } from './validation.js'
 import { familyOf } from './value-ranges.js'
 
 type Svc = Record<string, any>
@@ -111,17 +111,6 @@ export function dropTypeDependentFields (svc: Svc, old: Svc): void {
   if (needsNodePorts(old) && !needsNodePorts(svc) && spec.externalTrafficPolicy === was.externalTrafficPolicy) delete spec.externalTrafficPolicy
   if (spec.type === 'ExternalName' && was.type !== 'ExternalName' && spec.internalTrafficPolicy === was.internalTrafficPolicy) delete spec.internalTrafficPolicy
   if (spec.type !== 'LoadBalancer') svc.status = { ...(svc.status ?? {}), loadBalancer: {} }
-}
-
-/** IANA_SVC_NAME: a named port. */
-function portNameProblems (name: string): string[] {
-  const problems: string[] = []
-  if (name.length > 15) problems.push('must be no more than 15 characters')
-  if (!/^[-a-z0-9]+$/.test(name)) problems.push("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
-  if (!/[a-z]/.test(name)) problems.push('must contain at least one letter (a-z)')
-  if (name.includes('--')) problems.push('must not contain consecutive hyphens')
-  if (/^-|-$/.test(name)) problems.push('must not begin or end with a hyphen')
-  return problems
 }
 
 const validPort = (n: unknown): boolean => typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 65535
@@ -301,10 +290,5 @@ export function validateServiceUpdate (svc: Svc, old: Svc): FieldError[] {
 
 /** Service names are DNS-1035 labels (they become DNS names and environment variables). */
 export function serviceNameProblems (name: string): Array<{ type: 'Invalid' | 'TooLong', detail: string }> {
-  const problems: Array<{ type: 'Invalid' | 'TooLong', detail: string }> = []
-  if (name.length > 63) problems.push({ type: 'TooLong', detail: 'must be no more than 63 characters' })
-  if (!/^[a-z]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
-    problems.push({ type: 'Invalid', detail: "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')" })
-  }
-  return problems
+  return dns1035LabelProblems(name).map(detail => ({ type: detail.startsWith('must be no more than') ? 'TooLong' as const : 'Invalid' as const, detail }))
 }

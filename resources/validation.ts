@@ -144,3 +144,25 @@ export function validateImmutable (obj: { immutable?: boolean }, old: { immutabl
   return errors
 }
 
+const DNS1035_FMT = '[a-z]([-a-z0-9]*[a-z0-9])?'
+const DNS1035 = new RegExp(`^${DNS1035_FMT}$`)
+const DNS1035_MSG = `a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '${DNS1035_FMT}')`
+
+/** A DNS-1035 label (starts with a letter), as Services are named. */
+export function dns1035LabelProblems (value: string): string[] {
+  const out: string[] = []
+  if (value.length > 63) out.push('must be no more than 63 characters')
+  if (!DNS1035.test(value)) out.push(DNS1035_MSG)
+  return out
+}
+
+/** An IANA service name, as ports are named. */
+export function portNameProblems (port: string): string[] {
+  const out: string[] = []
+  if (port.length > 15) out.push('must be no more than 15 characters')
+  if (!/^[-a-z0-9]+$/.test(port)) out.push('must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)')
+  if (!/[a-z]/.test(port)) out.push('must contain at least one letter (a-z)')
+  if (port.includes('--')) out.push('must not contain consecutive hyphens')
+  if (port.startsWith('-') || port.endsWith('-')) out.push('must not begin or end with a hyphen')
+  return out
+}
