@@ -44,7 +44,7 @@ const event = (over: AnyObject = {}): AnyObject => ({
   ...over
 })
 const emit = (api: TestApp, namespace = 'default', over: AnyObject = {}, as: TestUser = 'admin', query = ''): Promise<LightMyRequestResponse> =>
-  api.request({ method: 'POST', url: `/api/v1/namespaces/${namespace}/events${query}`, payload: event(over), as })
+  api.request({ method: 'POST', url: `/api/v1/namespaces/${namespace}/events${query}`, payload: event({ involvedObject: { kind: 'Pod', name: 'web', apiVersion: 'v1', namespace }, ...over }), as })
 
 /** Sends `count` events; the status codes in order. */
 async function burst (count: number, send: () => Promise<LightMyRequestResponse>): Promise<number[]> {
@@ -125,15 +125,15 @@ describe('EventRateLimit', () => {
   it('SourceAndObject: a bucket per reporting source and involved object; several limits at once', async (t) => {
     const api = await appWithLimits(t, [{ type: 'SourceAndObject', qps: 1, burst: 1 }, { type: 'Namespace', qps: 1, burst: 4 }], 'eventratelimit.admission.k8s.io/v1alpha1')
     assert.equal((await emit(api)).statusCode, 201)
-    assertLimited(await emit(api), 'limit reached on type SourceAndObject for key svcletnode-1Podwebv1')
+    assertLimited(await emit(api), 'limit reached on type SourceAndObject for key svcletnode-1Poddefaultwebv1')
     assert.equal((await emit(api, 'default', { involvedObject: { kind: 'Pod', name: 'db', apiVersion: 'v1' } })).statusCode, 201, 'another object')
     assert.equal((await emit(api, 'default', { source: { component: 'scheduler' } })).statusCode, 201, 'another source')
     // The namespace's four tokens went on the first, the refused one and the two others: both limits refuse now.
     const both = await emit(api)
-    assertLimited(both, '[limit reached on type SourceAndObject for key svcletnode-1Podwebv1, limit reached on type Namespace for key default]')
+    assertLimited(both, '[limit reached on type SourceAndObject for key svcletnode-1Poddefaultwebv1, limit reached on type Namespace for key default]')
   })
 
-  it('counts events of the events group too, keyed by their deprecated source and regarding object', async (t) => {
+  it('counts events of the events group too, keyed by their regarding object (a new event has no source)', async (t) => {
     const EVENTS = group('events')
     // A test-only stand-in when this server does not serve the events group itself.
     const standIn = (app: FastifyInstance): void => {
@@ -153,11 +153,12 @@ describe('EventRateLimit', () => {
       method: 'POST', url: `/apis/${EVENTS}/v1/namespaces/default/events`,
       payload: {
         metadata: { name: `ev-${++n}` }, eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'example.com/svclet', reportingInstance: 'svclet-node-1',
-        action: 'Pulling', reason: 'Pulling', type: 'Normal', note: 'pulling', regarding: { kind: 'Pod', name: regarding, apiVersion: 'v1' }, deprecatedSource: { component: 'svclet', host: 'node-1' }
+        action: 'Pulling', reason: 'Pulling', type: 'Normal', note: 'pulling', regarding: { kind: 'Pod', name: regarding, apiVersion: 'v1' }
       }
     })
-    assert.equal((await newEvent('web')).statusCode, 201)
-    assertLimited(await newEvent('web'), 'limit reached on type SourceAndObject for key svcletnode-1Podwebv1')
+    const first = await newEvent('web')
+    assert.equal(first.statusCode, 201, first.body)
+    assertLimited(await newEvent('web'), 'limit reached on type SourceAndObject for key Podwebv1')
     assert.equal((await newEvent('db')).statusCode, 201)
   })
 
