@@ -233,6 +233,8 @@ describe('PodSecurity configuration', () => {
 
     const asBob = await request({ method: 'POST', url: pods('default'), payload: privilegedPod('bobs'), as: 'bob' })
     assert.equal(asBob.statusCode, 201, asBob.body)
+    // The RuntimeClass plugin admits only pods naming a class that exists.
+    assert.equal((await request({ method: 'POST', url: '/apis/node.svc.io/v1/runtimeclasses', payload: { metadata: { name: 'kata' }, handler: 'kata' } })).statusCode, 201)
     const kata = privilegedPod('kata')
     kata.spec.runtimeClassName = 'kata'
     assert.equal((await request({ method: 'POST', url: pods('default'), payload: kata })).statusCode, 201)
