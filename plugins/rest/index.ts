@@ -287,7 +287,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
       relay(reply, c)
       throw unreachableStream(location, request.headers)
     }
-        const subVerbs = sub === '' ? served.verbs : (served.subresources[sub]!.verbs ?? ['get', 'update', 'patch'])
+    const subVerbs = sub === '' ? served.verbs : (served.subresources[sub]!.verbs ?? ['get', 'update', 'patch'])
     const allowedHere = (): boolean => {
       if (!subVerbs.includes(verb)) return false
       if (verb === 'create' && sub !== '') return info.name !== '' && r.subresources[sub]!.create !== undefined
