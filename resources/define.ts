@@ -127,8 +127,14 @@ export interface ConnectDefinition<T = AnyObject> {
 export interface SubresourceDefinition<T = AnyObject> {
   /** A CONNECT subresource instead: verbs get and create (GET and POST), admission operation CONNECT. */
   connect?: ConnectDefinition<T>
-  /** The object to store: `existing` with the part this subresource owns taken from `incoming`; absent for create-only subresources. */
+  /**
+   * The object to store: `existing` with the part this subresource owns taken from `incoming`;
+   * absent for create-only subresources. Its metadata is the request's whatever merge returns,
+   * but for `resetMetadata` (run after mutating admission, as the reference's PrepareForUpdate).
+   */
   merge? (incoming: T, existing: T): T
+  /** Metadata fields a write through this subresource cannot change (kept as stored). */
+  resetMetadata?: readonly string[]
   /**
    * POST on `<item>/<sub>` (verb create, e.g. serviceaccounts/token): answers a request object
    * about the stored `parent` without storing either. Returns the response object (201); throws
@@ -308,10 +314,18 @@ export function defineResource<S extends TObject> (def: ResourceDefinition<S>): 
   }
 }
 
-/** The generic status subresource: /status changes only status, the main resource never does. */
-export const statusSubresource = (): SubresourceDefinition<any> => ({
-  merge: (incoming, existing) => ({ ...existing, status: incoming.status })
+/**
+ * The generic status subresource: /status changes status and the metadata it does not reset
+ * (labels and annotations, as the reference's status strategies keep them); the main resource
+ * never changes status.
+ */
+export const statusSubresource = (resetMetadata?: readonly string[]): SubresourceDefinition<any> => ({
+  merge: (incoming, existing) => ({ ...existing, status: incoming.status }),
+  ...(resetMetadata === undefined ? {} : { resetMetadata })
 })
+
+/** What the reference's metav1.ResetObjectMetaForStatus keeps as stored: a status write changes no metadata a user sets. */
+export const STATUS_ONLY_METADATA = ['deletionTimestamp', 'generation', 'selfLink', 'labels', 'annotations', 'finalizers', 'ownerReferences'] as const
 
 /** A CONNECT subresource, authorized as `create` (POST) and `get` (GET), as the reference server does. */
 export const connectSubresource = <T = AnyObject>(connect: ConnectDefinition<T>): SubresourceDefinition<T> => ({ connect, verbs: ['create', 'get'] })

@@ -347,7 +347,8 @@ export default defineResource({
   schema,
   generation: false,
   deleteReturns: 'Object',
-  subresources: { status: statusSubresource(), ...podStreamSubresources },
+  // Old node agents corrupt owner references: pods/status never changes them (as upstream).
+  subresources: { status: statusSubresource(['deletionTimestamp', 'ownerReferences']), ...podStreamSubresources },
   strategy: {
     prepareForCreate (pod) {
       defaultPod(pod)

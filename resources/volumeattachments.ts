@@ -1,7 +1,7 @@
 // VolumeAttachment (storage.svc.io/v1, cluster scope): the intent to attach a volume to a node.
 import { isDeepStrictEqual } from 'node:util'
 import { Type } from '@sinclair/typebox'
-import { defineResource, statusSubresource, type FieldError } from './define.js'
+import { defineResource, statusSubresource, STATUS_ONLY_METADATA, type FieldError } from './define.js'
 import { Int32, objectSchema, StringMap, Timestamp } from './meta.js'
 import { GROUPS } from './naming.js'
 import { PersistentVolumeSpec, validatePersistentVolumeSpec } from './persistent-volume-spec.js'
@@ -46,7 +46,7 @@ export default defineResource({
   scope: 'Cluster',
   schema,
   deleteReturns: 'Object',
-  subresources: { status: statusSubresource() },
+  subresources: { status: statusSubresource(STATUS_ONLY_METADATA) },
   strategy: {
     validate (va: Attachment) {
       const errors: FieldError[] = []

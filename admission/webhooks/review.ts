@@ -53,7 +53,7 @@ export function reviewRequest (a: AdmissionAttributes, uid: string, version: str
     requestKind: { group: r.group, version: r.version, kind: r.kind },
     requestResource: { group: r.group, version: r.version, resource: r.plural },
     ...(a.subresource === '' ? {} : { requestSubResource: a.subresource }),
-    name: a.name,
+    ...(a.name === '' ? {} : { name: a.name }),
     ...(a.namespace === '' ? {} : { namespace: a.namespace }),
     operation: a.operation,
     userInfo: {

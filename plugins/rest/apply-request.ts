@@ -25,20 +25,15 @@ export async function serverSideApply (store: GenericStore, req: ApplyRequest): 
     resource: r,
     who: { manager: req.options.fieldManager ?? '', apiVersion: r.apiVersion, subresource: req.subresource, time: now() },
     force: req.options.force,
-    hasStatus: r.subresources.status !== undefined
+    hasStatus: r.subresources.status !== undefined,
+    resetMetadata: req.subresource === '' ? undefined : r.subresources[req.subresource]!.resetMetadata
   }
   // A resourceVersion in the configuration is a precondition; without one the apply is unconditional.
   const conditional = typeof meta.resourceVersion === 'string' && meta.resourceVersion !== ''
-  const subresource = req.subresource === '' ? undefined : r.subresources[req.subresource]!
   const change = (old: AnyObject): AnyObject => {
     const applied = applyConfiguration(old, config, ctx)
     if (!conditional) delete applied.metadata.resourceVersion
-    if (subresource === undefined) return applied
-    const out = subresource.merge!(applied, { ...old, metadata: { ...old.metadata, resourceVersion: applied.metadata.resourceVersion } })
-    out.metadata = { ...out.metadata }
-    if (applied.metadata.managedFields === undefined) delete out.metadata.managedFields
-    else out.metadata.managedFields = applied.metadata.managedFields
-    return out
+    return applied
   }
   const applyCreate = (): AnyObject => {
     if (typeof meta.uid === 'string' && meta.uid !== '') {

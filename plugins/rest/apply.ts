@@ -33,6 +33,8 @@ export interface ApplyContext {
   who: ManagerInfo
   force: boolean
   hasStatus: boolean
+  /** The metadata the subresource applied through keeps as stored. */
+  resetMetadata?: readonly string[]
 }
 
 /**
@@ -42,10 +44,10 @@ export interface ApplyContext {
  */
 export function applyConfiguration (live: AnyObject | undefined, config: AnyObject, ctx: ApplyContext): AnyObject {
   const schema = ctx.resource.schema as Record<string, any>
-  const { who, hasStatus } = ctx
+  const { who, hasStatus, resetMetadata } = ctx
   const owners = decodeOwners(live?.metadata?.managedFields) ?? []
   const before = live === undefined ? emptyObject(config, schema) : withoutManagedFields(live)
-  const applied = ownable(toFieldSet(config, schema), who.subresource, hasStatus)
+  const applied = ownable(toFieldSet(config, schema), who.subresource, hasStatus, resetMetadata)
   let merged = mergeApplied(before, config, schema) as AnyObject
   const mine = { manager: who.manager, operation: 'Apply' as const, apiVersion: who.apiVersion, subresource: who.subresource }
   const key = ownerKey(mine)
@@ -60,7 +62,7 @@ export function applyConfiguration (live: AnyObject | undefined, config: AnyObje
     if (!drop.empty()) merged = removeFields(merged, drop, everyone, schema) as AnyObject
   }
 
-  const c = ownableChanges(before, merged, schema, who.subresource, hasStatus)
+  const c = ownableChanges(before, merged, schema, who.subresource, hasStatus, resetMetadata)
   const changed = c.modified.union(c.added)
   const conflicts: Array<{ owner: Owner, paths: FieldPath[] }> = []
   for (const o of others) {

@@ -404,10 +404,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const decoded = decodeObject(request, served.kind)
         checkDuplicates(request, o.fieldValidation, c, false)
         const body = toStored(decoded, o.fieldValidation, c, info.name)
-        const subresource = sub === '' ? undefined : r.subresources[sub]!
-        const result = await store.update(ns, info.name,
-          (old) => subresource === undefined ? body : subresource.merge!(body, { ...old, metadata: { ...old.metadata, resourceVersion: body.metadata?.resourceVersion } }),
-          { ...o, subresource: sub, createBody: body }, c)
+        const result = await store.update(ns, info.name, () => body, { ...o, subresource: sub, createBody: body }, c)
         relay(reply, c)
         return sendObject(reply, result.created ? 201 : 200, served, objectJson(result.json), enc)
       }
@@ -419,7 +416,6 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
         const c = caller(request, o.fieldManager)
         const patch = decodeBody(request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
         checkDuplicates(request, o.fieldValidation, c, true, patchType !== 'apply')
-        const subresource = sub === '' ? undefined : r.subresources[sub]!
         if (patchType === 'apply') {
           // Through another group's form the applied configuration is converted first: field
           // ownership is recorded in the stored form's names.
@@ -439,7 +435,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
           if ((patched.metadata as AnyObject | undefined)?.resourceVersion === old.metadata.resourceVersion && !mentionsResourceVersion(patch)) {
             delete (patched.metadata as AnyObject).resourceVersion
           }
-          return subresource === undefined ? patched : subresource.merge!(patched, { ...old, metadata: { ...old.metadata, resourceVersion: (patched.metadata as AnyObject | undefined)?.resourceVersion } })
+          return patched
         }, { ...o, subresource: sub }, c)
         relay(reply, c)
         return sendObject(reply, 200, served, objectJson(result.json), enc)

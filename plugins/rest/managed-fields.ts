@@ -73,23 +73,24 @@ const cmp = (a: string, b: string): number => a < b ? -1 : a > b ? 1 : 0
 
 /**
  * What a write through `subresource` can own: never server-set metadata; through the main
- * resource of a kind with a status subresource not status; through status only status.
+ * resource of a kind with a status subresource not status; through status only status and the
+ * metadata it does not reset (`resetMetadata`, the reference's reset fields).
  */
-export function ownable (set: FieldSet, subresource: string, hasStatus: boolean): FieldSet {
-  return restrictToOwnable(set.copy(), subresource, hasStatus)
+export function ownable (set: FieldSet, subresource: string, hasStatus: boolean, resetMetadata: readonly string[] = []): FieldSet {
+  return restrictToOwnable(set.copy(), subresource, hasStatus, resetMetadata)
 }
 
 /** `ownable` in place, for sets the caller has just built. */
-function restrictToOwnable (out: FieldSet, subresource: string, hasStatus: boolean): FieldSet {
+function restrictToOwnable (out: FieldSet, subresource: string, hasStatus: boolean, resetMetadata: readonly string[]): FieldSet {
   const meta = out.children.get(fieldElement('metadata'))
   if (meta !== undefined) {
-    for (const f of SERVER_METADATA) meta.children.delete(fieldElement(f))
+    for (const f of [...SERVER_METADATA, ...resetMetadata]) meta.children.delete(fieldElement(f))
   }
   out.children.delete(fieldElement('apiVersion'))
   out.children.delete(fieldElement('kind'))
   if (subresource === '' && hasStatus) out.children.delete(fieldElement('status'))
   if (subresource === 'status') {
-    for (const pe of [...out.children.keys()]) if (pe !== fieldElement('status')) out.children.delete(pe)
+    for (const pe of [...out.children.keys()]) if (pe !== fieldElement('status') && pe !== fieldElement('metadata')) out.children.delete(pe)
   }
   return out
 }
@@ -117,12 +118,12 @@ export function emptyObject (obj: AnyObject, schema: Schema): AnyObject {
 }
 
 /** The changes a write made, limited to what its path can own. */
-export function ownableChanges (before: AnyObject, after: AnyObject, schema: Schema, subresource: string, hasStatus: boolean): Comparison {
+export function ownableChanges (before: AnyObject, after: AnyObject, schema: Schema, subresource: string, hasStatus: boolean, resetMetadata: readonly string[] = []): Comparison {
   const c = compare(withoutManagedFields(before), withoutManagedFields(after), schema)
   return {
-    added: restrictToOwnable(c.added, subresource, hasStatus),
-    modified: restrictToOwnable(c.modified, subresource, hasStatus),
-    removed: restrictToOwnable(c.removed, subresource, hasStatus)
+    added: restrictToOwnable(c.added, subresource, hasStatus, resetMetadata),
+    modified: restrictToOwnable(c.modified, subresource, hasStatus, resetMetadata),
+    removed: restrictToOwnable(c.removed, subresource, hasStatus, resetMetadata)
   }
 }
 
@@ -131,9 +132,9 @@ export function ownableChanges (before: AnyObject, after: AnyObject, schema: Sch
  * what the write changed, everybody loses what it changed or removed. Entries the request sets
  * itself (other than an empty list) replace the live ones; `[{}]` therefore clears them.
  */
-export function recordManagedFields (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo, schema?: Schema, hasStatus = false): void {
+export function recordManagedFields (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo, schema?: Schema, hasStatus = false, resetMetadata: readonly string[] = []): void {
   try {
-    recordWrite(newObj, oldObj, who, schema, hasStatus)
+    recordWrite(newObj, oldObj, who, schema, hasStatus, resetMetadata)
   } catch {
     // As the reference's UpdateNoErrors: a write is never refused for its bookkeeping (a list
     // item without its keys that validation let through); its record is dropped instead.
@@ -141,13 +142,13 @@ export function recordManagedFields (newObj: AnyObject, oldObj: AnyObject | unde
   }
 }
 
-function recordWrite (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo, schema: Schema, hasStatus: boolean): void {
+function recordWrite (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo, schema: Schema, hasStatus: boolean, resetMetadata: readonly string[]): void {
   const incoming = newObj.metadata?.managedFields
   let owners: Owner[] | undefined
   if (Array.isArray(incoming) && incoming.length > 0 && !isDeepStrictEqual(incoming, oldObj?.metadata?.managedFields)) owners = decodeOwners(incoming)
   owners ??= decodeOwners(oldObj?.metadata?.managedFields) ?? []
   const before = oldObj ?? emptyObject(newObj, schema)
-  const c = ownableChanges(before, newObj, schema, who.subresource, hasStatus)
+  const c = ownableChanges(before, newObj, schema, who.subresource, hasStatus, resetMetadata)
   const changed = c.modified.union(c.added)
   for (const o of owners) o.set = o.set.difference(changed).difference(c.removed)
   if (!changed.empty()) {

@@ -14,6 +14,7 @@ import { checkUpdateName, decodedMetadata } from './object-identity.js'
 import { admissionAttributes } from './admission-attributes.js'
 import { recordManagedFields } from './managed-fields.js'
 import { finalizersForDeletion } from './deletion-finalizers.js'
+import { clearServerSetMetadata, keepUnowned, placeInNamespace, settleCreatedMetadata, settleUpdatedMetadata } from './admitted-metadata.js'
 import { StoreReads, type Registry } from './store-reads.js'
 import type { DeleteOptions, FieldValidation, ListOptions, WriteOptions } from './options.js'
 
@@ -39,8 +40,6 @@ export interface Caller {
 /** A write whose metadata.managedFields the caller has already settled (server-side apply). */
 export interface Ownership { managedFieldsSet?: boolean }
 
-/** Metadata the server sets on create, whatever the client sent. */
-const SERVER_SET_METADATA = ['uid', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'generation']
 /** Unconditional updates retry conflicts for as long as a request may take, as GuaranteedUpdate does. */
 const RETRY_CONFLICTS_MS = 60_000
 const MAX_PRECONDITION_ATTEMPTS = 8
@@ -169,23 +168,17 @@ export class GenericStore extends StoreReads {
   async create (namespace: string, body: AnyObject, opts: WriteOptions & Ownership, caller: Caller): Promise<{ json: string, object: AnyObject }> {
     this.checkTypeMeta(body)
     const obj = this.normalise(body)
-    const meta = obj.metadata
-    if (this.resource.namespaced) {
-      if (meta.namespace !== undefined && meta.namespace !== '' && meta.namespace !== namespace) {
-        throw badRequest('the namespace of the provided object does not match the namespace sent on the request')
-      }
-      meta.namespace = namespace
-    } else delete meta.namespace
-    for (const f of SERVER_SET_METADATA) delete meta[f]
-    meta.uid = randomUUID()
-    meta.creationTimestamp = now()
-    if (this.resource.generation) meta.generation = 1
-    const generated = (meta.name === undefined || meta.name === '') && typeof meta.generateName === 'string' && meta.generateName !== ''
-    if (generated) meta.name = `${meta.generateName as string}${suffix()}`
-    this.checkSchema(obj, opts.fieldValidation, caller, meta.name ?? '')
-    const ctx = this.context(namespace, caller, opts.dryRun, meta.name ?? '')
-    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CREATE', namespace, name: meta.name ?? '', subresource: '', caller, dryRun: opts.dryRun, object: obj })
+    placeInNamespace(this.resource, obj.metadata, namespace)
+    clearServerSetMetadata(obj.metadata)
+    this.checkSchema(obj, opts.fieldValidation, caller, obj.metadata.name ?? '')
+    // Mutating admission sees the object as the client sent it: no uid or timestamps yet, and no
+    // name when one is to be generated; validating admission sees the server's values.
+    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CREATE', namespace, name: obj.metadata.name ?? '', subresource: '', caller, dryRun: opts.dryRun, object: obj })
     await this.admission.mutate(attrs)
+    const generated = settleCreatedMetadata(this.resource, obj, namespace, now())
+    const meta = obj.metadata
+    attrs.name = meta.name ?? ''
+    const ctx = this.context(namespace, caller, opts.dryRun, meta.name ?? '')
     if (this.resource.subresources.status !== undefined && this.resource.subresources.status.keepOnCreate !== true) delete obj.status
     this.resource.strategy.prepareForCreate?.(obj, ctx)
     const finish = await this.resource.strategy.beginCreate?.(obj, ctx)
@@ -264,9 +257,9 @@ export class GenericStore extends StoreReads {
     }
   }
 
-  private async updateOnce (namespace: string, name: string, current: StoredObject, old: AnyObject, obj: AnyObject,
+  private async updateOnce (namespace: string, name: string, current: StoredObject, old: AnyObject, incoming: AnyObject,
     opts: WriteOptions & Ownership & { subresource: string }, caller: Caller): Promise<string> {
-    const meta = obj.metadata
+    const meta = incoming.metadata
     if (meta.name !== undefined && meta.name !== name) {
       throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${name})`)
     }
@@ -284,14 +277,12 @@ export class GenericStore extends StoreReads {
     }
     meta.resourceVersion = old.metadata.resourceVersion
     const sub = opts.subresource
-    if (sub === '' && this.resource.subresources.status !== undefined) {
-      if (old.status === undefined) delete obj.status
-      else obj.status = old.status
-    }
-    this.checkSchema(obj, opts.fieldValidation, caller, name)
+    this.checkSchema(incoming, opts.fieldValidation, caller, name)
     const ctx = this.context(namespace, caller, opts.dryRun, name)
-    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'UPDATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: obj, oldObject: old })
+    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'UPDATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: incoming, oldObject: old })
     await this.admission.mutate(attrs)
+    const obj = attrs.object = keepUnowned(this.resource, incoming, old, sub)
+    settleUpdatedMetadata(this.resource, obj, old, namespace, this.gr)
     if (sub === '') this.resource.strategy.prepareForUpdate?.(obj, old, ctx)
     const finish = sub === '' ? await this.resource.strategy.beginUpdate?.(obj, old, ctx) : undefined
     let written = false
@@ -317,7 +308,7 @@ export class GenericStore extends StoreReads {
     this.validateOrThrow(obj, old, ctx)
     await this.admission.validate(attrs)
     this.resource.strategy.canonicalize?.(obj)
-    if (opts.managedFieldsSet !== true) recordManagedFields(obj, old, this.managerInfo(caller, sub), this.resource.schema, this.resource.subresources.status !== undefined)
+    if (opts.managedFieldsSet !== true) recordManagedFields(obj, old, this.managerInfo(caller, sub), this.resource.schema, this.resource.subresources.status !== undefined, sub === '' ? [] : this.resource.subresources[sub]!.resetMetadata)
     if (isDeepStrictEqual(withoutVolatile(obj), withoutVolatile(old)) &&
         isDeepStrictEqual(obj.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })), old.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })))) {
       return { json: current.json, written: false }
