@@ -139,6 +139,15 @@ export class FieldSet {
     return out
   }
 
+  /**
+   * A FieldsV1 value as the reference decodes it, or undefined when it cannot be (a value that is
+   * not an object, a key that is not `.`, `f:`, `v:<json>`, `i:<int>` or `k:<json object>`).
+   */
+  static decodeFieldsV1 (value: unknown): FieldSet | undefined {
+    if (value === undefined || value === null) return new FieldSet()
+    return wellFormedFieldsV1(value) ? FieldSet.fromFieldsV1(value) : undefined
+  }
+
   static fromFieldsV1 (value: unknown): FieldSet {
     const s = new FieldSet()
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return s
@@ -173,4 +182,34 @@ function printValue (v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(printValue).join(',')}]`
   if (typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k}=${printValue(x)}`).join('')
   return String(v)
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+function wellFormedFieldsV1 (value: unknown): boolean {
+  const pending: unknown[] = [value]
+  while (pending.length > 0) {
+    const node = pending.pop()
+    if (!isObject(node)) return false
+    for (const [pe, inner] of Object.entries(node)) {
+      if (pe !== '.' && !wellFormedElement(pe)) return false
+      pending.push(inner)
+    }
+  }
+  return true
+}
+
+function wellFormedElement (pe: string): boolean {
+  const body = pe.slice(2)
+  switch (pe.slice(0, 2)) {
+    case 'f:': return true
+    case 'i:': return /^-?[0-9]+$/.test(body)
+    case 'v:': return parses(body, () => true)
+    case 'k:': return parses(body, isObject)
+    default: return false
+  }
+}
+
+function parses (text: string, accept: (v: unknown) => boolean): boolean {
+  try { return accept(JSON.parse(text)) } catch { return false }
 }

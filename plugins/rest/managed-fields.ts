@@ -40,13 +40,16 @@ export function decodeOwners (entries: unknown): Owner[] | undefined {
     const op = e.operation ?? ''
     if (op !== 'Apply' && op !== 'Update' && op !== '') return undefined
     if (e.fieldsType !== undefined && e.fieldsType !== 'FieldsV1') return undefined
+    // One entry the reference cannot decode and it takes the live entries instead of the request's.
+    const set = FieldSet.decodeFieldsV1(e.fieldsV1)
+    if (set === undefined) return undefined
     out.push({
       manager: e.manager ?? '',
       operation: op === '' ? 'Update' : op,
       apiVersion: e.apiVersion ?? '',
       subresource: e.subresource ?? '',
       time: e.time,
-      set: FieldSet.fromFieldsV1(e.fieldsV1)
+      set
     })
   }
   return out

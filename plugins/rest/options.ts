@@ -1,6 +1,7 @@
 // Query options of each verb, parsed and validated as the reference server does: malformed
 // values are 400, semantically invalid ones 422 with the options kind (ListOptions, ...).
 import { badRequest, invalid, type FieldError } from '../../resources/status.js'
+import { fieldManagerProblems } from './field-manager-names.js'
 import { GROUPS } from '../../resources/naming.js'
 
 type Query = Record<string, string | string[] | undefined>
@@ -135,10 +136,7 @@ export function parseWriteOptions (q: Query, kind: 'CreateOptions' | 'UpdateOpti
   const errors: FieldError[] = []
   if (kind === 'PatchOptions' && !apply && one(q, 'force') !== undefined) errors.push({ type: 'Forbidden', field: 'force', detail: 'may not be specified for non-apply patch' })
   if (apply && (fieldManager === undefined || fieldManager === '')) errors.push({ type: 'Required', field: 'fieldManager', detail: 'is required for apply patch' })
-  if (fieldManager !== undefined) {
-    if (fieldManager.length > 128) errors.push({ type: 'TooLong', field: 'fieldManager', detail: 'may not be more than 128 bytes' })
-    if (!/^[\x20-\x7e]*$/.test(fieldManager)) errors.push({ type: 'Invalid', field: 'fieldManager', value: fieldManager, detail: 'must only contain printable characters' })
-  }
+  if (fieldManager !== undefined) errors.push(...fieldManagerProblems(fieldManager, 'fieldManager'))
   const fv = one(q, 'fieldValidation') ?? ''
   if (!['', 'Strict', 'Warn', 'Ignore'].includes(fv)) {
     errors.push({ type: 'NotSupported', field: 'fieldValidation', value: fv, supported: ['', 'Ignore', 'Strict', 'Warn'] })

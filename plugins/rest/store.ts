@@ -13,6 +13,7 @@ import { validateMetadata } from './metadata-validation.js'
 import { checkUpdateName, decodedMetadata } from './object-identity.js'
 import { admissionAttributes } from './admission-attributes.js'
 import { recordManagedFields } from './managed-fields.js'
+import { managedFieldsProblems } from './field-manager-names.js'
 import { finalizersForDeletion } from './deletion-finalizers.js'
 import { clearServerSetMetadata, keepUnowned, placeInNamespace, settleCreatedMetadata, settleUpdatedMetadata } from './admitted-metadata.js'
 import { StoreReads, type Registry } from './store-reads.js'
@@ -126,6 +127,12 @@ export class GenericStore extends StoreReads {
     if (errors.length > 0) throw invalid({ group: this.resource.group, kind: this.resource.kind }, obj.metadata?.name ?? '', errors)
   }
 
+  /** The entries a write leaves, as the reference validates them after its field manager ran. */
+  private checkManagedFields (obj: AnyObject): void {
+    const errors = managedFieldsProblems(obj.metadata.managedFields)
+    if (errors.length > 0) throw invalid({ group: this.resource.group, kind: this.resource.kind }, obj.metadata.name ?? '', errors)
+  }
+
   private managerInfo (caller: Caller, subresource: string) {
     return { manager: caller.manager, apiVersion: this.resource.apiVersion, subresource, time: now() }
   }
@@ -188,6 +195,7 @@ export class GenericStore extends StoreReads {
       await this.admission.validate(attrs)
       this.resource.strategy.canonicalize?.(obj)
       if (opts.managedFieldsSet !== true) recordManagedFields(obj, undefined, this.managerInfo(caller, ''), this.resource.schema, this.resource.subresources.status !== undefined)
+      this.checkManagedFields(obj)
       if (opts.dryRun) return { json: JSON.stringify(obj), object: obj }
       for (let attempt = 1; ; attempt++) {
         try {
@@ -309,6 +317,7 @@ export class GenericStore extends StoreReads {
     await this.admission.validate(attrs)
     this.resource.strategy.canonicalize?.(obj)
     if (opts.managedFieldsSet !== true) recordManagedFields(obj, old, this.managerInfo(caller, sub), this.resource.schema, this.resource.subresources.status !== undefined, sub === '' ? [] : this.resource.subresources[sub]!.resetMetadata)
+    this.checkManagedFields(obj)
     if (isDeepStrictEqual(withoutVolatile(obj), withoutVolatile(old)) &&
         isDeepStrictEqual(obj.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })), old.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })))) {
       return { json: current.json, written: false }
