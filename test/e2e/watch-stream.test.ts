@@ -52,7 +52,8 @@ test('watch over TLS: chunked events, a clean end at the timeout, and the connec
   // A second agent socket would be allowed by nothing: writes go on a connection of their own.
   const writer = new Agent({ keepAlive: false, ca: agent.options.ca, cert: agent.options.cert, key: agent.options.key })
   t.after(() => writer.destroy())
-  const watching = call('GET', `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rv}&timeoutSeconds=2`)
+  // Long enough for 30 creates on a busy 2-core machine: the full suite runs beside other load.
+  const watching = call('GET', `/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=${rv}&timeoutSeconds=6`)
   const names = Array.from({ length: 30 }, (_, i) => `during-${i}`)
   await new Promise(resolve => setTimeout(resolve, 200))
   for (const name of names) {
