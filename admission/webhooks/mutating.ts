@@ -8,10 +8,10 @@ import type { FastifyInstance } from 'fastify'
 import type { AdmissionAttributes, AdmissionOptions } from '../chain.js'
 import type { AnyObject } from '../../resources/define.js'
 import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
-import { applyPatch } from '../../plugins/rest/patch.js'
 import { checkAgainstSchema } from '../../plugins/rest/schema-check.js'
 import { createDispatcher, type Dispatcher, type Match } from './dispatcher.js'
 import { convertedTo } from './review.js'
+import { applyWebhookPatch, PatchError } from './json-patch.js'
 
 const PLUGIN = 'MutatingAdmissionWebhook'
 
@@ -27,16 +27,23 @@ function requireReinvokingPrevious (s: ReinvokeState): void {
   s.previouslyInvoked.clear()
 }
 
-/** Replaces `target`'s content with `source`'s, keeping the identity of target and its metadata (the store holds both). */
+const setOwn = (o: AnyObject, key: string, value: unknown): void => {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/**
+ * Replaces `target`'s content with `source`'s, keeping the identity of target and its metadata
+ * (the store holds both). Keys are own data properties: a `__proto__` key stays a key.
+ */
 function graft (target: AnyObject, source: AnyObject): void {
   const meta = target.metadata as AnyObject | undefined
-  for (const k of Object.keys(target)) if (!(k in source)) delete target[k]
+  for (const k of Object.keys(target)) if (!Object.hasOwn(source, k)) delete target[k]
   for (const [k, v] of Object.entries(source)) {
-    if (k === 'metadata' && meta !== undefined && typeof v === 'object' && v !== null) {
-      for (const mk of Object.keys(meta)) if (!(mk in v)) delete meta[mk]
-      Object.assign(meta, v)
+    if (k === 'metadata' && meta !== undefined && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+      for (const mk of Object.keys(meta)) if (!Object.hasOwn(v, mk)) delete meta[mk]
+      for (const [mk, mv] of Object.entries(v as AnyObject)) setOwn(meta, mk, mv)
       target.metadata = meta
-    } else target[k] = v
+    } else setOwn(target, k, v)
   }
 }
 
@@ -49,12 +56,14 @@ function applyResponse (d: Dispatcher, { hook, group }: Match, a: AdmissionAttri
   } catch {
     throw d.internalFailure(hook, a, `received undecodable patch in webhook "${name}" response: not base64 JSON`)
   }
+  if (!Array.isArray(patch)) throw d.internalFailure(hook, a, `received undecodable patch in webhook "${name}" response: not a JSON patch`)
   let patched: AnyObject
   try {
     // The patch is written against the object as the webhook saw it (converted to its group), and converted back.
-    patched = applyPatch('json', convertedTo(a.object, group, a.resource.version)!, patch, a.resource.schema)
+    patched = applyWebhookPatch(structuredClone(convertedTo(a.object, group, a.resource.version)!), patch as AnyObject[])
   } catch (err) {
-    throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${(err as Error).message}`)
+    if (!(err instanceof PatchError)) throw err
+    throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${err.message}`)
   }
   patched.apiVersion = a.resource.apiVersion
   const check = checkAgainstSchema(a.resource.schema, patched, true)
