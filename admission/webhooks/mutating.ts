@@ -47,20 +47,13 @@ function graft (target: AnyObject, source: AnyObject): void {
   }
 }
 
-/** Applies one webhook's answer to the object; whether it changed. A patch that cannot be applied is a 500 whatever the policy. */
-function applyResponse (d: Dispatcher, { hook, group }: Match, a: AdmissionAttributes, patchText: string): boolean {
+/** Applies one webhook's patch to the object; whether it changed. A patch that cannot be applied is a 500 whatever the policy. */
+function applyOperations (d: Dispatcher, { hook, group }: Match, a: AdmissionAttributes, operations: AnyObject[]): boolean {
   const name = String(hook.webhook.name)
-  let patch: unknown
-  try {
-    patch = JSON.parse(Buffer.from(patchText, 'base64').toString('utf8'))
-  } catch {
-    throw d.internalFailure(hook, a, `received undecodable patch in webhook "${name}" response: not base64 JSON`)
-  }
-  if (!Array.isArray(patch)) throw d.internalFailure(hook, a, `received undecodable patch in webhook "${name}" response: not a JSON patch`)
   let patched: AnyObject
   try {
     // The patch is written against the object as the webhook saw it (converted to its group), and converted back.
-    patched = applyWebhookPatch(structuredClone(convertedTo(a.object, group, a.resource.version)!), patch as AnyObject[])
+    patched = applyWebhookPatch(structuredClone(convertedTo(a.object, group, a.resource.version)!), operations)
   } catch (err) {
     if (!(err instanceof PatchError)) throw err
     throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${err.message}`)
@@ -97,15 +90,15 @@ export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInsta
         for (const [index, match] of matches.entries()) {
           const hook = match.hook
           if (round === 1 && !state.reinvoke.has(hook.key)) continue
-          const response = await d.call(match, a, round, index)
-          if (response === undefined) continue
-          const patched = typeof response.patch === 'string' && response.patch !== '' && a.object !== undefined
-          const changed = patched && applyResponse(d, match, a, response.patch!)
+          const answer = await d.call(match, a, round, index)
+          if (answer === undefined) continue
+          const patched = answer.operations !== undefined
+          const changed = patched && applyOperations(d, match, a, answer.operations!)
           const id = `round_${round}_index_${index}`
           a.auditAnnotations[`${ADMISSION_WEBHOOK.mutationAnnotationPrefix}${id}`] = JSON.stringify({ configuration: hook.configuration, webhook: hook.webhook.name, mutated: changed })
           if (patched) {
             a.auditAnnotations[`${ADMISSION_WEBHOOK.patchAnnotationPrefix}${id}`] = JSON.stringify({
-              configuration: hook.configuration, webhook: hook.webhook.name, patchType: 'JSONPatch', patch: JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8'))
+              configuration: hook.configuration, webhook: hook.webhook.name, patchType: 'JSONPatch', patch: answer.operations
             })
           }
           if (changed) {
