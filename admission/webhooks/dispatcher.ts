@@ -174,7 +174,7 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
     },
 
     internalFailure (hook, a, message) {
-      observeRejection(String(hook.webhook.name), a.operation, o.type, 'apiserver_internal_error', 500)
+      observeRejection(String(hook.webhook.name), a.operation, o.type, 'apiserver_internal_error', 0)
       return internalError(message)
     }
   }
