@@ -71,6 +71,8 @@ function applyOperations (d: Dispatcher, { hook, group }: Match, a: AdmissionAtt
 
 export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInstance, opts: AdmissionOptions) {
   const d = createDispatcher(fastify, { plugin: PLUGIN, type: 'admit', plural: 'mutatingwebhookconfigurations', webhookServiceAddresses: opts.webhookServiceAddresses })
+  // The whole patch: it may carry what a Metadata event must not show (a Secret's data).
+  fastify.admission.annotationLevel(ADMISSION_WEBHOOK.patchAnnotationPrefix, 'Request')
   fastify.admission.add({
     name: PLUGIN,
     handles: () => true,
@@ -97,8 +99,9 @@ export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInsta
           const id = `round_${round}_index_${index}`
           a.auditAnnotations[`${ADMISSION_WEBHOOK.mutationAnnotationPrefix}${id}`] = JSON.stringify({ configuration: hook.configuration, webhook: hook.webhook.name, mutated: changed })
           if (patched) {
+            // In the reference's field order (PatchAuditAnnotation).
             a.auditAnnotations[`${ADMISSION_WEBHOOK.patchAnnotationPrefix}${id}`] = JSON.stringify({
-              configuration: hook.configuration, webhook: hook.webhook.name, patchType: 'JSONPatch', patch: answer.operations
+              configuration: hook.configuration, webhook: hook.webhook.name, patch: answer.operations, patchType: 'JSONPatch'
             })
           }
           if (changed) {
