@@ -44,20 +44,41 @@ function stringField (o: AnyObject, key: string, struct: string, path: string): 
   return v
 }
 
+function int32Field (o: AnyObject, key: string, struct: string, path: string): number | undefined {
+  const v = o[key]
+  if (absent(v)) return undefined
+  if (typeof v !== 'number') throw typeError(v, struct, `${path}.${key}`, 'int32')
+  if (!Number.isInteger(v) || v < -(2 ** 31) || v >= 2 ** 31) throw typeError(v, struct, `${path}.${key}`, 'int32', true)
+  return v
+}
+
+/** metav1.StatusDetails as its Go type decodes it: the details reach the client's Status as they are. */
+function statusDetails (v: unknown): AnyObject | undefined {
+  const path = 'response.status.details'
+  if (absent(v)) return undefined
+  if (!isObject(v)) throw typeError(v, 'Status', path, 'v1.StatusDetails')
+  for (const key of ['name', 'group', 'kind', 'uid']) stringField(v, key, 'StatusDetails', path)
+  int32Field(v, 'retryAfterSeconds', 'StatusDetails', path)
+  if (!absent(v.causes)) {
+    if (!Array.isArray(v.causes)) throw typeError(v.causes, 'StatusDetails', `${path}.causes`, '[]v1.StatusCause')
+    for (const c of v.causes) {
+      if (absent(c)) continue
+      if (!isObject(c)) throw typeError(c, 'StatusDetails', `${path}.causes`, 'v1.StatusCause')
+      for (const key of ['reason', 'message', 'field']) stringField(c, key, 'StatusCause', `${path}.causes`)
+    }
+  }
+  return v
+}
+
 /** metav1.Status as its Go type decodes it: code is an int32. */
 function denialStatus (v: unknown): DenialStatus | undefined {
   if (absent(v)) return undefined
   if (!isObject(v)) throw typeError(v, 'AdmissionResponse', 'response.status', 'v1.Status')
-  const code = v.code
-  if (!absent(code)) {
-    if (typeof code !== 'number') throw typeError(code, 'Status', 'response.status.code', 'int32')
-    if (!Number.isInteger(code) || code < -(2 ** 31) || code >= 2 ** 31) throw typeError(code, 'Status', 'response.status.code', 'int32', true)
-  }
+  const code = int32Field(v, 'code', 'Status', 'response.status')
   const message = stringField(v, 'message', 'Status', 'response.status')
   const reason = stringField(v, 'reason', 'Status', 'response.status')
   stringField(v, 'status', 'Status', 'response.status')
-  if (!absent(v.details) && !isObject(v.details)) throw typeError(v.details, 'Status', 'response.status.details', 'v1.StatusDetails')
-  return { code: absent(code) ? undefined : code, message, reason, details: absent(v.details) ? undefined : v.details }
+  return { code, message, reason, details: statusDetails(v.details) }
 }
 
 function stringMap (v: unknown, field: string): Record<string, string> {

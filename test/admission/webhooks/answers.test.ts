@@ -72,6 +72,17 @@ describe('admission webhook answers', () => {
     }
   })
 
+  it('treats a denial whose details do not decode as a call error, and passes decodable ones to the client', async () => {
+    const name = await configure(VALIDATING, '/details-text', { allowed: false, status: { code: 403, message: 'nope', details: { causes: 'all of them' } } })
+    assertCallError(await createCm('/details-text'), name, 'failed to call webhook: json: cannot unmarshal string into Go struct field StatusDetails.response.status.details.causes of type []v1.StatusCause')
+    const details = { name: 'details-ok', kind: 'configmaps', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'data' }] }
+    await configure(VALIDATING, '/details-ok', { allowed: false, status: { code: 422, reason: 'Invalid', message: 'nope', details } })
+    const res = await createCm('/details-ok')
+    assert.equal(res.statusCode, 422)
+    assert.equal(res.json().reason, 'Invalid')
+    assert.deepEqual(res.json().details, details)
+  })
+
   it('treats an audit annotation that is not a string as a call error', async () => {
     const name = await configure(VALIDATING, '/annotation-number', { allowed: true, auditAnnotations: { count: 1 } })
     assertCallError(await createCm('/annotation-number'), name, 'failed to call webhook: json: cannot unmarshal number into Go struct field AdmissionResponse.response.auditAnnotations of type string')
