@@ -69,6 +69,28 @@ function applyOperations (d: Dispatcher, { hook, group }: Match, a: AdmissionAtt
   return true
 }
 
+/**
+ * Calls one webhook and applies its patch; whether the object changed. Its mutation annotation
+ * is written however the call ends (an ignored failure, a refusal), as the reference's is.
+ */
+async function callAndApply (d: Dispatcher, match: Match, a: AdmissionAttributes, round: number, index: number): Promise<boolean> {
+  const { hook } = match
+  const id = `round_${round}_index_${index}`
+  let changed = false
+  try {
+    const answer = await d.call(match, a, round, index)
+    if (answer?.operations === undefined) return false
+    changed = applyOperations(d, match, a, answer.operations)
+    // In the reference's field order (PatchAuditAnnotation).
+    a.auditAnnotations[`${ADMISSION_WEBHOOK.patchAnnotationPrefix}${id}`] = JSON.stringify({
+      configuration: hook.configuration, webhook: hook.webhook.name, patch: answer.operations, patchType: 'JSONPatch'
+    })
+    return changed
+  } finally {
+    a.auditAnnotations[`${ADMISSION_WEBHOOK.mutationAnnotationPrefix}${id}`] = JSON.stringify({ configuration: hook.configuration, webhook: hook.webhook.name, mutated: changed })
+  }
+}
+
 export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInstance, opts: AdmissionOptions) {
   const d = createDispatcher(fastify, { plugin: PLUGIN, type: 'admit', plural: 'mutatingwebhookconfigurations', webhookServiceAddresses: opts.webhookServiceAddresses })
   // The whole patch: it may carry what a Metadata event must not show (a Secret's data).
@@ -92,18 +114,7 @@ export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInsta
         for (const [index, match] of matches.entries()) {
           const hook = match.hook
           if (round === 1 && !state.reinvoke.has(hook.key)) continue
-          const answer = await d.call(match, a, round, index)
-          if (answer === undefined) continue
-          const patched = answer.operations !== undefined
-          const changed = patched && applyOperations(d, match, a, answer.operations!)
-          const id = `round_${round}_index_${index}`
-          a.auditAnnotations[`${ADMISSION_WEBHOOK.mutationAnnotationPrefix}${id}`] = JSON.stringify({ configuration: hook.configuration, webhook: hook.webhook.name, mutated: changed })
-          if (patched) {
-            // In the reference's field order (PatchAuditAnnotation).
-            a.auditAnnotations[`${ADMISSION_WEBHOOK.patchAnnotationPrefix}${id}`] = JSON.stringify({
-              configuration: hook.configuration, webhook: hook.webhook.name, patch: answer.operations, patchType: 'JSONPatch'
-            })
-          }
+          const changed = await callAndApply(d, match, a, round, index)
           if (changed) {
             requireReinvokingPrevious(state)
             r?.requestReinvoke()

@@ -216,6 +216,19 @@ describe('admission webhooks', () => {
     assert.equal(hooks.on('/never').length, 1)
   })
 
+  it('reinvokes an IfNeeded webhook whose first call failed and was ignored, as the reference does', async () => {
+    hooks.handle('/flaky', (review) => review.request.object.metadata.labels.later === undefined ? { raw: { status: 500, body: '{}' } } : allow())
+    hooks.handle('/later', (review) => review.request.object.metadata.labels.later === undefined
+      ? patchOf([{ op: 'add', path: '/metadata/labels/later', value: 'done' }])
+      : allow())
+    await configure(MUTATING, [
+      webhook('flaky', '/flaky', { reinvocationPolicy: 'IfNeeded', failurePolicy: 'Ignore' }),
+      webhook('flaky', '/later')
+    ])
+    assert.equal((await createCm('flaky', 'fl1')).statusCode, 201)
+    assert.equal(hooks.on('/flaky').length, 2)
+  })
+
   it('re-runs the built-in mutating plugins after a webhook changed the object', async () => {
     hooks.handle('/strip-finalizers', (review) => (review.request.object.metadata.finalizers ?? []).length > 0
       ? patchOf([{ op: 'remove', path: '/metadata/finalizers' }])
