@@ -80,7 +80,17 @@ export interface AdmissionChain {
   configuration (plugin: string): Record<string, any> | undefined
   /** The options the chain was built with, for plugins that take settings from flags. */
   readonly options: AdmissionOptions
+  /**
+   * Declares that audit annotations whose key starts with `prefix` belong only in events of
+   * `level` or above, as the reference's AddAnnotationWithLevel: a webhook's patch may carry
+   * what a Metadata event must not show (a Secret's data).
+   */
+  annotationLevel (prefix: string, level: AuditLevel): void
+  /** The level an audit annotation needs: Metadata unless a plugin declared its prefix. */
+  auditLevel (key: string): AuditLevel
 }
+
+export type AuditLevel = 'Metadata' | 'Request' | 'RequestResponse'
 
 export interface AdmissionOptions {
   /** --enable-admission-plugins: added to the defaults. */
@@ -118,6 +128,7 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
   for (const name of opts.disable ?? []) wanted.delete(name)
   const configurations = opts.configFile === undefined ? new Map<string, Record<string, any>>() : readAdmissionConfigFile(opts.configFile)
   const plugins: AdmissionPlugin[] = []
+  const annotationLevels = new Map<string, AuditLevel>()
   const mutateOnce = async (a: AdmissionAttributes): Promise<void> => {
     for (const p of plugins) if (p.mutate !== undefined && p.handles(a)) await p.mutate(a)
   }
@@ -153,7 +164,12 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
     enabled: () => plugins.map(p => p.name),
     wants: (name) => wanted.has(name),
     configuration: (name) => configurations.get(name),
-    options: opts
+    options: opts,
+    annotationLevel (prefix, level) { annotationLevels.set(prefix, level) },
+    auditLevel (key) {
+      for (const [prefix, level] of annotationLevels) if (key.startsWith(prefix)) return level
+      return 'Metadata'
+    }
   }
   fastify.decorate('admission', chain)
 }, { name: 'admission' })

@@ -8,7 +8,8 @@ import type { CachedObject } from '../../storage/interface.js'
 import { ApiError, badRequest, internalError, type StatusReason } from '../../resources/status.js'
 import { ADMISSION_WEBHOOK, GROUPS } from '../../resources/naming.js'
 import { exempt, namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './matching.js'
-import { reviewRequest, reviewResponse, reviewVersion, type ReviewResponse } from './review.js'
+import { reviewRequest, reviewVersion } from './review.js'
+import { CallError, reviewResponse, type DenialStatus, type ReviewResponse } from './answer.js'
 import { addWarnings } from './warnings.js'
 import { rejectionObserver } from './metrics.js'
 import { NO_CREDENTIALS, credentialResolverFromKubeconfig } from './credentials.js'
@@ -25,6 +26,8 @@ export interface Hook {
 }
 
 export type HookType = 'admit' | 'validating'
+
+export interface Answer { response: ReviewResponse, operations?: AnyObject[] }
 
 /** A webhook a request reaches, and the group it is sent in (an equivalent one under matchPolicy Equivalent). */
 export interface Match { hook: Hook, group: string }
@@ -48,8 +51,11 @@ export interface Dispatcher {
   readonly type: HookType
   /** The webhooks this request reaches, in configuration name order. */
   matching (a: AdmissionAttributes): Promise<Match[]>
-  /** Calls one webhook: its answer when allowed, undefined when its failure was ignored; throws a rejection. */
-  call (m: Match, a: AdmissionAttributes, round: number, index: number, warnings?: string[]): Promise<ReviewResponse | undefined>
+  /**
+   * Calls one webhook: its answer when allowed (with a mutating webhook's patch operations, none
+   * when it sent no patch), undefined when its failure was ignored; throws a rejection.
+   */
+  call (m: Match, a: AdmissionAttributes, round: number, index: number, warnings?: string[]): Promise<Answer | undefined>
   /** Counts a rejection the server itself caused (a patch that cannot be applied). */
   internalFailure (hook: Hook, a: AdmissionAttributes, message: string): ApiError
 }
@@ -115,51 +121,96 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
 
     async call ({ hook, group }, a, round, index, warnings = a.warnings) {
       const w = hook.webhook
+      const name = String(w.name)
       if (a.dryRun && !DRY_RUN_SAFE.includes(w.sideEffects)) {
         // Not sent, whatever the failure policy: the webhook could not tell a dry run from a real one.
-        throw badRequest(`admission webhook "${String(w.name)}" does not support dry run`)
+        throw badRequest(`admission webhook "${name}" does not support dry run`)
+      }
+      const callFailed = (err: CallError): undefined => {
+        const message = `failed calling webhook "${name}": ${err.message}`
+        if (w.failurePolicy === 'Ignore') {
+          a.auditAnnotations[`${failedOpenPrefix}round_${round}_index_${index}`] = name
+          fastify.log.warn({ webhook: name, configuration: hook.configuration }, `${message}; failurePolicy Ignore lets the request continue`)
+          return undefined
+        }
+        observeRejection(name, a.operation, o.type, 'calling_webhook_error', 0)
+        throw internalError(message)
       }
       const version = reviewVersion(w) ?? 'v1'
       // A uid of its own for every call, as the reference server gives.
       const review = reviewRequest(a, randomUUID(), version, group)
+      let body: unknown
+      try {
+        body = await transport.post(w.clientConfig, review, w.timeoutSeconds ?? 10)
+      } catch (err) {
+        return callFailed(new CallError(`failed to call webhook: ${(err as Error).message}`))
+      }
       let response: ReviewResponse
       try {
-        response = reviewResponse(await transport.post(w.clientConfig, review, w.timeoutSeconds ?? 10), review)
+        response = reviewResponse(body, review, o.type === 'admit')
       } catch (err) {
-        const message = `failed calling webhook "${String(w.name)}": failed to call webhook: ${(err as Error).message}`
-        if (w.failurePolicy === 'Ignore') {
-          a.auditAnnotations[`${failedOpenPrefix}round_${round}_index_${index}`] = String(w.name)
-          fastify.log.warn({ webhook: w.name, configuration: hook.configuration }, `${message}; failurePolicy Ignore lets the request continue`)
-          return undefined
-        }
-        observeRejection(String(w.name), a.operation, o.type, 'calling_webhook_error', 0)
-        throw internalError(message)
+        if (err instanceof CallError) return callFailed(err)
+        throw err
       }
-      addWarnings(warnings, response.warnings ?? [])
-      for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) a.auditAnnotations[`${String(w.name)}/${k}`] = String(v)
+      addWarnings(warnings, response.warnings)
+      for (const [k, v] of Object.entries(response.auditAnnotations)) a.auditAnnotations[`${name}/${k}`] = v
       if (!response.allowed) {
-        const rejection = rejectionError(String(w.name), response.status)
-        observeRejection(String(w.name), a.operation, o.type, 'no_error', rejection.code)
+        const rejection = rejectionError(name, response.status)
+        observeRejection(name, a.operation, o.type, 'no_error', deniedCode(response.status))
         throw rejection
       }
-      return response
+      if (response.patch.length === 0) return { response }
+      let operations: AnyObject[]
+      try {
+        operations = patchOperations(response.patch)
+      } catch (err) {
+        if (err instanceof CallError) return callFailed(err)
+        throw err
+      }
+      if (operations.length === 0) return { response }
+      if (a.object === undefined) throw dispatcher.internalFailure(hook, a, `admission webhook "${name}" attempted to modify the object, which is not supported for this operation`)
+      if (response.patchType !== 'JSONPatch') return callFailed(new CallError(`unsupported patch type "${response.patchType}"`))
+      return { response, operations }
     },
 
     internalFailure (hook, a, message) {
-      observeRejection(String(hook.webhook.name), a.operation, o.type, 'apiserver_internal_error', 500)
+      observeRejection(String(hook.webhook.name), a.operation, o.type, 'apiserver_internal_error', 0)
       return internalError(message)
     }
   }
   return dispatcher
 }
 
-/** The webhook's own code (at least 400) and message, after the reference server's prefix. */
-function rejectionError (name: string, status: ReviewResponse['status']): ApiError {
+/** The code the reference's ToStatusErr gives a denial (the metric's rejection_code). */
+const deniedCode = (status: DenialStatus | undefined): number => Math.max(status?.code ?? 0, 400)
+
+/**
+ * The webhook's own code and message, after the reference server's prefix. Codes below 400 are
+ * 400, as the reference's ToStatusErr makes them; the reference passes larger ones through and
+ * fails writing one past 999, and an HTTP answer cannot carry one past 599 here: a 500.
+ */
+function rejectionError (name: string, status: DenialStatus | undefined): ApiError {
   const deniedBy = `admission webhook "${name}" denied the request`
-  const code = typeof status?.code === 'number' && status.code >= 400 ? status.code : 400
-  const message = typeof status?.message === 'string' && status.message !== ''
+  const message = status?.message !== undefined && status.message !== ''
     ? `${deniedBy}: ${status.message}`
-    : typeof status?.reason === 'string' && status.reason !== '' ? `${deniedBy}: ${status.reason}` : `${deniedBy} without explanation`
-  const details = typeof status?.details === 'object' && status.details !== null ? status.details : undefined
-  return new ApiError(code, (typeof status?.reason === 'string' ? status.reason : '') as StatusReason, message, details)
+    : status?.reason !== undefined && status.reason !== '' ? `${deniedBy}: ${status.reason}` : `${deniedBy} without explanation`
+  const code = deniedCode(status)
+  if (code > 599) return new ApiError(500, 'InternalError', message, status?.details)
+  return new ApiError(code, (status?.reason ?? '') as StatusReason, message, status?.details)
+}
+
+/** A mutating webhook's patch as JSON patch operations; an undecodable one is a call error. */
+function patchOperations (patch: Buffer): AnyObject[] {
+  let ops: unknown
+  try {
+    ops = JSON.parse(patch.toString('utf8'))
+  } catch (err) {
+    throw new CallError(`received undecodable patch in webhook response: ${(err as Error).message}`)
+  }
+  // As Go decodes JSON null into a slice: no operations.
+  if (ops === null) return []
+  if (!Array.isArray(ops)) throw new CallError(`received undecodable patch in webhook response: json: cannot unmarshal ${typeof ops} into Go value of type jsonpatch.Patch`)
+  const bad = ops.find(op => typeof op !== 'object' || Array.isArray(op))
+  if (bad !== undefined) throw new CallError(`received undecodable patch in webhook response: json: cannot unmarshal ${Array.isArray(bad) ? 'array' : typeof bad} into Go value of type jsonpatch.Operation`)
+  return ops as AnyObject[]
 }

@@ -8,10 +8,10 @@ import type { FastifyInstance } from 'fastify'
 import type { AdmissionAttributes, AdmissionOptions } from '../chain.js'
 import type { AnyObject } from '../../resources/define.js'
 import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
-import { applyPatch } from '../../plugins/rest/patch.js'
 import { checkAgainstSchema } from '../../plugins/rest/schema-check.js'
 import { createDispatcher, type Dispatcher, type Match } from './dispatcher.js'
 import { convertedTo } from './review.js'
+import { applyWebhookPatch, PatchError } from './json-patch.js'
 
 const PLUGIN = 'MutatingAdmissionWebhook'
 
@@ -27,34 +27,36 @@ function requireReinvokingPrevious (s: ReinvokeState): void {
   s.previouslyInvoked.clear()
 }
 
-/** Replaces `target`'s content with `source`'s, keeping the identity of target and its metadata (the store holds both). */
+const setOwn = (o: AnyObject, key: string, value: unknown): void => {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true })
+}
+
+/**
+ * Replaces `target`'s content with `source`'s, keeping the identity of target and its metadata
+ * (the store holds both). Keys are own data properties: a `__proto__` key stays a key.
+ */
 function graft (target: AnyObject, source: AnyObject): void {
   const meta = target.metadata as AnyObject | undefined
-  for (const k of Object.keys(target)) if (!(k in source)) delete target[k]
+  for (const k of Object.keys(target)) if (!Object.hasOwn(source, k)) delete target[k]
   for (const [k, v] of Object.entries(source)) {
-    if (k === 'metadata' && meta !== undefined && typeof v === 'object' && v !== null) {
-      for (const mk of Object.keys(meta)) if (!(mk in v)) delete meta[mk]
-      Object.assign(meta, v)
+    if (k === 'metadata' && meta !== undefined && typeof v === 'object' && v !== null && !Array.isArray(v)) {
+      for (const mk of Object.keys(meta)) if (!Object.hasOwn(v, mk)) delete meta[mk]
+      for (const [mk, mv] of Object.entries(v as AnyObject)) setOwn(meta, mk, mv)
       target.metadata = meta
-    } else target[k] = v
+    } else setOwn(target, k, v)
   }
 }
 
-/** Applies one webhook's answer to the object; whether it changed. A patch that cannot be applied is a 500 whatever the policy. */
-function applyResponse (d: Dispatcher, { hook, group }: Match, a: AdmissionAttributes, patchText: string): boolean {
+/** Applies one webhook's patch to the object; whether it changed. A patch that cannot be applied is a 500 whatever the policy. */
+function applyOperations (d: Dispatcher, { hook, group }: Match, a: AdmissionAttributes, operations: AnyObject[]): boolean {
   const name = String(hook.webhook.name)
-  let patch: unknown
-  try {
-    patch = JSON.parse(Buffer.from(patchText, 'base64').toString('utf8'))
-  } catch {
-    throw d.internalFailure(hook, a, `received undecodable patch in webhook "${name}" response: not base64 JSON`)
-  }
   let patched: AnyObject
   try {
     // The patch is written against the object as the webhook saw it (converted to its group), and converted back.
-    patched = applyPatch('json', convertedTo(a.object, group, a.resource.version)!, patch, a.resource.schema)
+    patched = applyWebhookPatch(structuredClone(convertedTo(a.object, group, a.resource.version)!), operations)
   } catch (err) {
-    throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${(err as Error).message}`)
+    if (!(err instanceof PatchError)) throw err
+    throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${err.message}`)
   }
   patched.apiVersion = a.resource.apiVersion
   const check = checkAgainstSchema(a.resource.schema, patched, true)
@@ -67,8 +69,32 @@ function applyResponse (d: Dispatcher, { hook, group }: Match, a: AdmissionAttri
   return true
 }
 
+/**
+ * Calls one webhook and applies its patch; whether the object changed. Its mutation annotation
+ * is written however the call ends (an ignored failure, a refusal), as the reference's is.
+ */
+async function callAndApply (d: Dispatcher, match: Match, a: AdmissionAttributes, round: number, index: number): Promise<boolean> {
+  const { hook } = match
+  const id = `round_${round}_index_${index}`
+  let changed = false
+  try {
+    const answer = await d.call(match, a, round, index)
+    if (answer?.operations === undefined) return false
+    changed = applyOperations(d, match, a, answer.operations)
+    // In the reference's field order (PatchAuditAnnotation).
+    a.auditAnnotations[`${ADMISSION_WEBHOOK.patchAnnotationPrefix}${id}`] = JSON.stringify({
+      configuration: hook.configuration, webhook: hook.webhook.name, patch: answer.operations, patchType: 'JSONPatch'
+    })
+    return changed
+  } finally {
+    a.auditAnnotations[`${ADMISSION_WEBHOOK.mutationAnnotationPrefix}${id}`] = JSON.stringify({ configuration: hook.configuration, webhook: hook.webhook.name, mutated: changed })
+  }
+}
+
 export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInstance, opts: AdmissionOptions) {
   const d = createDispatcher(fastify, { plugin: PLUGIN, type: 'admit', plural: 'mutatingwebhookconfigurations', webhookServiceAddresses: opts.webhookServiceAddresses })
+  // The whole patch: it may carry what a Metadata event must not show (a Secret's data).
+  fastify.admission.annotationLevel(ADMISSION_WEBHOOK.patchAnnotationPrefix, 'Request')
   fastify.admission.add({
     name: PLUGIN,
     handles: () => true,
@@ -88,17 +114,7 @@ export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInsta
         for (const [index, match] of matches.entries()) {
           const hook = match.hook
           if (round === 1 && !state.reinvoke.has(hook.key)) continue
-          const response = await d.call(match, a, round, index)
-          if (response === undefined) continue
-          const patched = typeof response.patch === 'string' && response.patch !== '' && a.object !== undefined
-          const changed = patched && applyResponse(d, match, a, response.patch!)
-          const id = `round_${round}_index_${index}`
-          a.auditAnnotations[`${ADMISSION_WEBHOOK.mutationAnnotationPrefix}${id}`] = JSON.stringify({ configuration: hook.configuration, webhook: hook.webhook.name, mutated: changed })
-          if (patched) {
-            a.auditAnnotations[`${ADMISSION_WEBHOOK.patchAnnotationPrefix}${id}`] = JSON.stringify({
-              configuration: hook.configuration, webhook: hook.webhook.name, patchType: 'JSONPatch', patch: JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8'))
-            })
-          }
+          const changed = await callAndApply(d, match, a, round, index)
           if (changed) {
             requireReinvokingPrevious(state)
             r?.requestReinvoke()

@@ -1,20 +1,10 @@
 // AdmissionReview (admission.svc.io v1 and v1beta1): the request a webhook receives, with every
-// field of the spec's table, and the checks its answer must pass to count as an answer.
+// field of the spec's table (its answer is read in answer.ts).
 import type { AdmissionAttributes } from '../chain.js'
 import { GROUPS } from '../../resources/naming.js'
 import { SUPPORTED_REVIEW_VERSIONS } from '../../resources/webhook-configuration.js'
 
 type AnyObject = Record<string, any>
-
-export interface ReviewResponse {
-  uid: string
-  allowed: boolean
-  status?: { code?: number, message?: string, reason?: string, details?: AnyObject }
-  patch?: string
-  patchType?: string
-  warnings?: string[]
-  auditAnnotations?: Record<string, string>
-}
 
 /** The first version of the webhook's list this server speaks. */
 export function reviewVersion (webhook: AnyObject): string | undefined {
@@ -68,26 +58,4 @@ export function reviewRequest (a: AdmissionAttributes, uid: string, version: str
     options: options(a)
   }
   return { kind: 'AdmissionReview', apiVersion: `${GROUPS.admission}/${version}`, request }
-}
-
-/** The response of a review, or an Error saying why the answer is not one. */
-export function reviewResponse (body: unknown, sent: AnyObject): ReviewResponse {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new Error('the webhook answered something that is not an AdmissionReview')
-  const review = body as AnyObject
-  if (review.apiVersion !== sent.apiVersion || review.kind !== 'AdmissionReview') {
-    throw new Error(`expected webhook response of ${String(sent.apiVersion)}, Kind=AdmissionReview, got ${String(review.apiVersion)}, Kind=${String(review.kind)}`)
-  }
-  const response = review.response as AnyObject | undefined
-  if (typeof response !== 'object' || response === null) throw new Error('webhook response was absent')
-  if (response.uid !== sent.request.uid) throw new Error(`expected response.uid="${String(sent.request.uid)}", got "${String(response.uid)}"`)
-  if (typeof response.allowed !== 'boolean') throw new Error('webhook response.allowed must be a boolean')
-  if (response.patch !== undefined && response.patch !== null) {
-    if (response.patchType === undefined || response.patchType === null) throw new Error('webhook returned response.patch but not response.patchType')
-    if (response.patchType !== 'JSONPatch') throw new Error(`webhook returned invalid response.patchType of "${String(response.patchType)}"`)
-    if (typeof response.patch !== 'string') throw new Error('webhook returned a response.patch that is not base64 text')
-  }
-  if (response.warnings !== undefined && response.warnings !== null && (!Array.isArray(response.warnings) || response.warnings.some((w: unknown) => typeof w !== 'string'))) {
-    throw new Error('webhook response.warnings must be a list of strings')
-  }
-  return response as ReviewResponse
 }

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { parse as parseYaml } from 'yaml'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import type { UserInfo } from '../../resources/user-info.js'
-import { atLeast, evaluate, loadPolicy, type AuditAttributes, type Decision, type Policy, type Stage } from './policy.js'
+import { atLeast, evaluate, loadPolicy, type AuditAttributes, type Decision, type Level, type Policy, type Stage } from './policy.js'
 import { createAuditLogWriter, type AuditLogOptions, type AuditLogWriter } from './log-writer.js'
 
 export interface AuditOptions extends Partial<AuditLogOptions> {
@@ -30,8 +30,11 @@ interface AuditContext {
 }
 
 export interface Audit {
-  /** Adds an annotation to the request's events (svc.io/deprecated, webhook patches); a no-op when the request is not audited. */
-  annotate (request: FastifyRequest, key: string, value: string): void
+  /**
+   * Adds an annotation to the request's events (svc.io/deprecated, webhook patches); a no-op when
+   * the request is not audited, or audited below `level` (Metadata when not given).
+   */
+  annotate (request: FastifyRequest, key: string, value: string, level?: Level): void
 }
 
 declare module 'fastify' {
@@ -107,9 +110,9 @@ function withoutManagedFields (obj: Record<string, unknown>): Record<string, unk
 export default fp(async function audit (fastify: FastifyInstance, opts: AuditOptions) {
   const policy = opts.policyFile !== undefined ? loadPolicy(opts.policyFile) : opts.policy
   fastify.decorate('audit', {
-    annotate (request: FastifyRequest, key: string, value: string) {
+    annotate (request: FastifyRequest, key: string, value: string, level: Level = 'Metadata') {
       const ctx = request.auditContext
-      if (ctx === null || ctx === undefined) return
+      if (ctx === null || ctx === undefined || !atLeast(ctx.decision.level, level)) return
       ;(ctx.annotations ??= {})[key] = value
     }
   } satisfies Audit)

@@ -248,7 +248,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   const relay = (reply: FastifyReply, c: Caller): void => {
     if (c.warnings.length > 0) void reply.header('warning', warningHeaders(c.warnings))
     if (c.auditAnnotations !== undefined) {
-      for (const [key, value] of Object.entries(c.auditAnnotations)) reply.server.audit.annotate(reply.request, key, value)
+      for (const [key, value] of Object.entries(c.auditAnnotations)) reply.server.audit.annotate(reply.request, key, value, reply.server.admission.auditLevel(key))
     }
   }
 
