@@ -123,20 +123,23 @@ const LIMB_DIGITS = 7
 /** d × 1024^times, digit limbs times a small factor: linear in the digits. */
 export function timesPowerOf1024 (d: Decimal, times: number): Decimal {
   if (isZero(d) || times === 0) return d
-  const limbs: number[] = []
-  for (let end = d.digits.length; end > 0; end -= LIMB_DIGITS) limbs.push(Number(d.digits.slice(Math.max(0, end - LIMB_DIGITS), end)))
+  const count = Math.ceil(d.digits.length / LIMB_DIGITS)
+  // Each multiplication by 1024 adds at most four digits: one limb.
+  const limbs = new Float64Array(count + times)
+  for (let i = 0, end = d.digits.length; end > 0; i++, end -= LIMB_DIGITS) limbs[i] = Number(d.digits.slice(Math.max(0, end - LIMB_DIGITS), end))
+  let used = count
   for (let t = 0; t < times; t++) {
     let carry = 0
-    for (let i = 0; i < limbs.length; i++) {
+    for (let i = 0; i < used; i++) {
       const v = limbs[i]! * 1024 + carry
       carry = Math.floor(v / LIMB)
       limbs[i] = v - carry * LIMB
     }
-    while (carry > 0) { limbs.push(carry % LIMB); carry = Math.floor(carry / LIMB) }
+    if (carry > 0) limbs[used++] = carry
   }
-  let digits = String(limbs[limbs.length - 1])
-  for (let i = limbs.length - 2; i >= 0; i--) digits += String(limbs[i]).padStart(LIMB_DIGITS, '0')
-  return decimal(d.negative, digits, d.exponent)
+  const parts: string[] = [String(limbs[used - 1])]
+  for (let i = used - 2; i >= 0; i--) parts.push(String(limbs[i]).padStart(LIMB_DIGITS, '0'))
+  return decimal(d.negative, parts.join(''), d.exponent)
 }
 
 /** The integer value of a decimal with exponent >= 0 as a BigInt (only for magnitudes known to be small). */

@@ -120,7 +120,11 @@ export function parseQuantity (str: string): Quantity | undefined {
   if (!/[0-9]/.test(value)) return undefined
   let amount: Decimal
   if (base === 10) amount = decimal(false, num + denom, -int32(denom.length + int32(-exponent)))
-  else amount = timesPowerOf1024(decimal(false, num + denom, -denom.length), exponent / 10)
+  else {
+    amount = decimal(false, num + denom, -denom.length)
+    // At 10^19 or more the cap is reached whatever the suffix multiplies.
+    amount = orderOf(amount) > 19 ? MAX_INT64 : timesPowerOf1024(amount, exponent / 10)
+  }
   amount = roundAway(amount, NANO)
   if (format === 'BinarySI' && compareMagnitudes(amount, MAX_INT64) > 0) amount = MAX_INT64
   if (format === 'BinarySI' && !isZero(amount) && compareMagnitudes(amount, ONE) < 0) format = 'DecimalSI'
