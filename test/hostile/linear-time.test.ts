@@ -1,6 +1,8 @@
 // Every parser that reads client input runs in time linear in it: the worst input known for
 // each, at n and at 10n, in one run (test/hostile/linear-time.ts).
 import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import fc from 'fast-check'
 import { Type } from '@sinclair/typebox'
 import { assertLinear } from './linear-time.js'
 import { certificateProblem, parseCertificateRequest, pemBlocks } from '../../resources/certificate-request.js'
@@ -81,8 +83,25 @@ describe('selectors', () => {
     it(`field selector: ${what}`, () => assertLinear(what, input, s => parseFieldSelector(s, supported)))
   }
   it('the name a field selector pins in the request info', () => {
-    assertLinear('pinned name', n => '/api/v1/namespaces/a/pods?fieldSelector=' + encodeURIComponent('metadata.name=' + ' '.repeat(n) + 'x'),
-      url => parseRequestInfo('GET', url))
+    for (const value of [(n: number) => ' '.repeat(n) + 'x', (n: number) => 'x' + ' '.repeat(n) + 'y']) {
+      assertLinear('pinned name', n => '/api/v1/namespaces/a/pods?fieldSelector=' + encodeURIComponent('metadata.name=' + value(n)),
+        url => parseRequestInfo('GET', url))
+    }
+  })
+  it('the pinned name is the one the regular expression found, on short input', () => {
+    const pinnedByRegex = (selector: string): string => {
+      for (const part of selector.split(',')) {
+        const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(part)
+        if (m !== null) return m[1]!
+      }
+      return ''
+    }
+    const piece = fc.constantFrom('metadata.name', 'metadata.namespace', '=', '==', ' ', '\t', '\n', ',', 'a', 'b c', '\u2028', '\u00a0')
+    fc.assert(fc.property(fc.array(piece, { maxLength: 8 }), pieces => {
+      const selector = pieces.join('')
+      const info = parseRequestInfo('GET', '/api/v1/pods?fieldSelector=' + encodeURIComponent(selector))
+      assert.equal(info.fieldSelectorName, pinnedByRegex(selector))
+    }), { numRuns: 2000 })
   })
   it('field selectors translated for a converted version', () => {
     assertLinear('translated', n => 'a=' + ' '.repeat(n) + 'x,' + 'b '.repeat(n), s => translateFieldSelector(s, { a: 'a' }))
