@@ -70,8 +70,11 @@ function interpret (suffix: string): { base: 2 | 10, exponent: number, format: F
   if (Object.hasOwn(BINARY_SUFFIX, suffix)) return { base: 2, exponent: 10 * BINARY_SUFFIX[suffix]!, format: 'BinarySI' }
   if (suffix.length > 1 && (suffix[0] === 'e' || suffix[0] === 'E')) {
     // strconv.ParseInt(s, 10, 64), then a cast to int32 that wraps.
-    if (!/^[+-]?[0-9]+$/.test(suffix.slice(1))) return undefined
-    const n = BigInt(suffix.slice(1))
+    const text = suffix.slice(1)
+    if (!/^[+-]?[0-9]+$/.test(text)) return undefined
+    // Past 19 significant digits it is out of int64's range, and BigInt would read it all.
+    if (text.replace(/^[+-]?0*/, '').length > 19) return undefined
+    const n = BigInt(text)
     if (n < INT64_RANGE[0] || n > INT64_RANGE[1]) return undefined
     return { base: 10, exponent: Number(BigInt.asIntN(32, n)), format: 'DecimalExponent' }
   }
