@@ -12,6 +12,8 @@ import { parseRequestInfo } from '../../plugins/request-info.js'
 import { translateFieldSelector } from '../../plugins/rest/index.js'
 import { applyPatch } from '../../plugins/rest/patch.js'
 import { parseCidr } from '../../resources/value-ranges.js'
+import { validateDomainPrefixedPath } from '../../resources/ingress-rules.js'
+import { isBase64 } from '../../resources/validation.js'
 import { labelValueProblems, qualifiedNameProblems, dnsSubdomainProblems } from '../../resources/validation.js'
 
 const zeros = (n: number): string => '0'.repeat(n)
@@ -113,6 +115,8 @@ describe('names, label values, CIDRs and JSON patch paths', () => {
     assertLinear('label value', n => 'a-'.repeat(n) + '!', labelValueProblems)
     assertLinear('qualified name', n => 'a.'.repeat(n) + '/' + 'b-'.repeat(n), qualifiedNameProblems)
     assertLinear('subdomain', n => 'a-a.'.repeat(n) + '!', dnsSubdomainProblems)
+    assertLinear('domain-prefixed path', n => 'a-a.'.repeat(n) + '/' + 'b/'.repeat(n) + '\u0000', s => validateDomainPrefixedPath(s, 'spec.controller'))
+    assertLinear('base64', n => 'QUFB'.repeat(n) + 'QQ=!', isBase64)
   })
   it('CIDRs', () => {
     assertLinear('digits', n => '1'.repeat(n) + '/24', parseCidr)
