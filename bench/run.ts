@@ -15,6 +15,7 @@ import { parseBenchFlags, type BenchFlags, type Workload } from './flags.js'
 import type { ListJob, ListResult, LoopJob, LoopResult, RequestKind, Target, WatchJob, WatchResult } from './load.js'
 import { configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
+import { runHostile } from './hostile.js'
 import { freePort, runJson, startJsonService, TS_NODE_ARGS } from './process.js'
 import { LABELS } from '../resources/naming.js'
 import { medianOf, printTable, type Row } from './table.js'
@@ -31,6 +32,7 @@ const NS = {
   watch: 'bench-watch',
   update: 'bench-update',
   apply: 'bench-apply',
+  hostile: 'bench-hostile',
   memory: 'bench-memory',
   owned: 'bench-owned'
 }
@@ -358,6 +360,17 @@ async function main (): Promise<void> {
       const ratio = applied.perSecond / created.perSecond
       rows.push({ workload: 'apply distinct vs create', figure: `${round(applied.perSecond)}/s (p99 ${round(applied.latency.p99, 1)} ms)`, ceiling: `${round(created.perSecond)} creates/s`, ratio, target: '>= 0.8x', pass: ratio >= 0.8 })
       rows.push({ workload: 'apply unchanged', figure: `${round(again.perSecond)}/s (p99 ${round(again.latency.p99, 1)} ms)`, target: '0 writes', pass: writes === 0, note: `${writes} of ${c} objects written` })
+    })
+
+    if (runs('hostile')) await attempt('hostile', async () => {
+      log(`hostile: each parser's worst input beside a benign body of its size, ${flags.hostileRounds} rounds, /readyz probed every 10 ms`)
+      const h = await runHostile(t, NS.hostile, flags.hostileRounds)
+      raw.hostile = h
+      const worst = h.cases.reduce((a, b) => b.hostileMs > a.hostileMs ? b : a)
+      const ceiling = Math.max(...h.cases.map(c => c.benignMs))
+      const ratio = worst.hostileMs / ceiling
+      rows.push({ workload: 'hostile input, slowest /readyz', figure: `${round(worst.hostileMs, 1)} ms (${worst.what})`, ceiling: `${round(ceiling, 1)} ms benign`, ratio, target: '<= 3x', pass: ratio <= 3 })
+      for (const c of h.cases) notes.push(`hostile: ${c.what}: slowest /readyz ${round(c.hostileMs, 1)} ms, ${round(c.benignMs, 1)} ms for a benign body of its size; answers ${[...new Set(c.statuses)].join(', ')}`)
     })
 
     /** Fills copies of `template` into `namespace` until `total` ConfigMaps are cached, then reads RSS once it settles. */

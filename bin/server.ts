@@ -7,6 +7,7 @@ import { EmbeddedPostgresError, startEmbeddedPostgres } from '../storage/embedde
 import { parseFlags } from './flags.js'
 import { authOptions } from './auth-options.js'
 import { startIdleCollect } from './idle-collect.js'
+import { loadPolicy, type Policy } from '../plugins/audit/policy.js'
 
 /**
  * `npm start` and the image preload jemalloc into this process (README, benchmark): it is this
@@ -36,6 +37,16 @@ async function main (): Promise<void> {
     process.exit(2)
   }
   const debug = flags.logLevel === 'debug' || flags.logLevel === 'trace'
+  // Read before anything starts: a refused policy is then one line, not the database's
+  // connections logged as they are cut under an app that failed half-built.
+  let auditPolicy: Policy | undefined
+  if (flags.auditPolicyFile !== undefined) {
+    try {
+      auditPolicy = loadPolicy(flags.auditPolicyFile)
+    } catch (err) {
+      fail(err, debug)
+    }
+  }
   const dataDir = resolve(flags.dataDir)
   try {
     mkdirSync(dataDir, { recursive: true })
@@ -107,7 +118,7 @@ async function main (): Promise<void> {
       showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
       runtimeConfig: flags.runtimeConfig,
       featureGates: flags.featureGates,
-      audit: { policyFile: flags.auditPolicyFile, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
+      audit: { policy: auditPolicy, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
       shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
       services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
       securePort: flags.securePort,

@@ -23,11 +23,23 @@ export interface RequestInfo {
   pathGroup: string
 }
 
-/** The value of a `metadata.name=x` (or `==`) requirement in a field selector. */
+const FIELD = 'metadata.name'
+
+/**
+ * The value of a `metadata.name=x` (or `==`) requirement in a field selector. Trimmed by
+ * hand: a lazy group before trailing space backtracked over every space inside the value,
+ * quadratic in a 1 MiB query.
+ */
 function pinnedName (selector: string | null): string {
   for (const part of (selector ?? '').split(',')) {
-    const m = /^\s*metadata\.name\s*==?\s*(.*?)\s*$/.exec(part)
-    if (m !== null) return m[1]!
+    const term = part.trim()
+    if (!term.startsWith(FIELD)) continue
+    let rest = term.slice(FIELD.length).trimStart()
+    if (rest[0] !== '=') continue
+    rest = rest.slice(rest[1] === '=' ? 2 : 1)
+    // The value is one line: a line break inside it pins nothing.
+    if (/[\n\r\u2028\u2029]/.test(rest.trim())) continue
+    return rest.trim()
   }
   return ''
 }

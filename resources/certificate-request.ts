@@ -8,24 +8,86 @@ import * as x509 from '@peculiar/x509'
 
 export interface PemBlock { type: string, headers: Record<string, string>, der: Buffer }
 
-const BLOCK = /-----BEGIN ([^\r\n-]*(?:-[^\r\n-]+)*)-----\r?\n([\s\S]*?)-----END \1-----/g
+const BEGIN = '-----BEGIN '
+const END = '-----END '
+const DASHES = '-----'
 
-/** Every PEM block in `text`, in order; text around and between blocks is ignored (RFC 7468 allows it). */
+/**
+ * The type a marker line names: the text from `from` to the first "--", which must open
+ * "-----" (a type holds no "--", no line break, and does not end with "-"); undefined when
+ * there is none. Each call scans only up to the next "--", so the calls over one text, each
+ * from its own marker, read every character about once.
+ */
+function markerType (text: string, from: number): { type: string, end: number } | undefined {
+  const dashes = text.indexOf('--', from)
+  if (dashes < 0 || !text.startsWith(DASHES, dashes)) return undefined
+  const type = text.slice(from, dashes)
+  if (type.includes('\r') || type.includes('\n')) return undefined
+  return { type, end: dashes + DASHES.length }
+}
+
+/** Where each type's END markers start, in order: found in one pass, so no BEGIN searches the rest of the text. */
+function endMarkers (text: string): Map<string, number[]> {
+  const ends = new Map<string, number[]>()
+  for (let at = text.indexOf(END); at >= 0; at = text.indexOf(END, at + 1)) {
+    const marker = markerType(text, at + END.length)
+    if (marker === undefined) continue
+    const list = ends.get(marker.type)
+    if (list === undefined) ends.set(marker.type, [at])
+    else list.push(at)
+  }
+  return ends
+}
+
+/**
+ * Every PEM block in `text`, in order; text around and between blocks is ignored (RFC 7468
+ * allows it). A block is a BEGIN line, a line break, and the first END of the same type after
+ * it; linear in the text (a regular expression searching onwards from every BEGIN was quadratic).
+ */
 export function pemBlocks (text: string): PemBlock[] {
   const blocks: PemBlock[] = []
-  for (const m of text.matchAll(BLOCK)) {
-    const headers: Record<string, string> = {}
-    const lines = m[2]!.split(/\r?\n/)
-    let i = 0
-    for (; i < lines.length && lines[i]!.includes(':'); i++) {
-      const line = lines[i]!
-      headers[line.slice(0, line.indexOf(':')).trim()] = line.slice(line.indexOf(':') + 1).trim()
+  const ends = endMarkers(text)
+  // Searches only move forward, so each type's END list is walked once.
+  const next = new Map<string, number>()
+  for (let at = text.indexOf(BEGIN); at >= 0;) {
+    const marker = markerType(text, at + BEGIN.length)
+    const bodyStart = marker === undefined ? -1 : text[marker.end] === '\n' ? marker.end + 1 : text.startsWith('\r\n', marker.end) ? marker.end + 2 : -1
+    const list = marker === undefined ? undefined : ends.get(marker.type)
+    if (marker === undefined || bodyStart < 0 || list === undefined) {
+      at = text.indexOf(BEGIN, at + 1)
+      continue
     }
-    const body = lines.slice(i).join('').replace(/\s+/g, '')
-    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body)) continue
-    blocks.push({ type: m[1]!, headers, der: Buffer.from(body, 'base64') })
+    let i = next.get(marker.type) ?? 0
+    while (i < list.length && list[i]! < bodyStart) i++
+    next.set(marker.type, i)
+    if (i === list.length) {
+      at = text.indexOf(BEGIN, at + 1)
+      continue
+    }
+    const endAt = list[i]!
+    const block = decodeBlock(marker.type, text.slice(bodyStart, endAt))
+    if (block !== undefined) blocks.push(block)
+    at = text.indexOf(BEGIN, endAt + END.length + marker.type.length + DASHES.length)
   }
   return blocks
+}
+
+/** Headers (lines with a colon) up to the first line without one, then base64; no array of lines is built. */
+function decodeBlock (type: string, content: string): PemBlock | undefined {
+  const headers: Record<string, string> = {}
+  let pos = 0
+  while (pos < content.length) {
+    const newline = content.indexOf('\n', pos)
+    const end = newline < 0 ? content.length : newline
+    const line = content.slice(pos, content[end - 1] === '\r' ? end - 1 : end)
+    const colon = line.indexOf(':')
+    if (colon < 0) break
+    headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim()
+    pos = end + 1
+  }
+  const body = content.slice(pos).replace(/\s+/g, '')
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(body)) return undefined
+  return { type, headers, der: Buffer.from(body, 'base64') }
 }
 
 /** What a signer and the admission plugins need of a request: its subject, names and key. */

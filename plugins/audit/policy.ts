@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs'
 import { parse as parseYaml } from 'yaml'
 import { GROUPS, upstreamGroup } from '../../resources/naming.js'
 import type { UserInfo } from '../../resources/user-info.js'
+import { dnsSubdomainProblems } from '../../resources/validation.js'
 
 export const LEVELS = ['None', 'Metadata', 'Request', 'RequestResponse'] as const
 export type Level = typeof LEVELS[number]
@@ -68,6 +69,20 @@ function stages (value: unknown, field: string): Stage[] | undefined {
   return list as Stage[] | undefined
 }
 
+const goStrings = (list: string[]): string => `[]string{${list.map(v => JSON.stringify(v)).join(', ')}}`
+
+/**
+ * validateResources: a group is a lower-case DNS subdomain (the core group is ''), and
+ * resourceNames narrow resources, so they need some; worded as field.ErrorList words them.
+ */
+function groupResourceErrors (group: string, resources: string[] | undefined, names: string[] | undefined, field: string): string[] {
+  const out: string[] = []
+  const problems = group === '' ? [] : dnsSubdomainProblems(group)
+  if (problems.length > 0) out.push(`${field}.group: Invalid value: ${JSON.stringify(group)}: ${problems.join(',')}`)
+  if ((names?.length ?? 0) > 0 && (resources?.length ?? 0) === 0) out.push(`${field}.resourceNames: Invalid value: ${goStrings(names!)}: using resourceNames requires at least one resource`)
+  return out
+}
+
 /** Checks a decoded Policy document; the messages name the field, as start-up errors. */
 export function parsePolicy (doc: unknown): Policy {
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw new Error('the audit policy must be an object')
@@ -75,6 +90,8 @@ export function parsePolicy (doc: unknown): Policy {
   if (d.kind !== 'Policy') throw new Error(`kind: must be Policy, not ${JSON.stringify(d.kind)}`)
   if (typeof d.apiVersion !== 'string' || !API_VERSIONS.includes(d.apiVersion)) throw new Error(`apiVersion: must be ${API_VERSIONS[0]}, not ${JSON.stringify(d.apiVersion)}`)
   if (!Array.isArray(d.rules)) throw new Error('rules: required')
+  // The reference's validation lists every problem, then refuses the file.
+  const refused: string[] = []
   const rules = d.rules.map((raw: unknown, i: number): PolicyRule => {
     const f = `rules[${i}]`
     if (typeof raw !== 'object' || raw === null) throw new Error(`${f}: must be an object`)
@@ -85,7 +102,11 @@ export function parsePolicy (doc: unknown): Policy {
     const nonResourceURLs = stringList(r.nonResourceURLs, `${f}.nonResourceURLs`)
     const resources = r.resources === undefined ? undefined : (r.resources as unknown[]).map((g, j): GroupResources => {
       const gr = g as Record<string, unknown>
-      return { group: (gr.group as string | undefined) ?? '', resources: stringList(gr.resources, `${f}.resources[${j}].resources`), resourceNames: stringList(gr.resourceNames, `${f}.resources[${j}].resourceNames`) }
+      const group = (gr.group as string | undefined) ?? ''
+      const names = stringList(gr.resourceNames, `${f}.resources[${j}].resourceNames`)
+      const listed = stringList(gr.resources, `${f}.resources[${j}].resources`)
+      refused.push(...groupResourceErrors(group, listed, names, `${f}.resources`))
+      return { group, resources: listed, resourceNames: names }
     })
     const namespaces = stringList(r.namespaces, `${f}.namespaces`)
     if (nonResourceURLs !== undefined && nonResourceURLs.length > 0 && ((resources?.length ?? 0) > 0 || (namespaces?.length ?? 0) > 0)) {
@@ -108,6 +129,8 @@ export function parsePolicy (doc: unknown): Policy {
       omitManagedFields: r.omitManagedFields as boolean | undefined
     }
   })
+  if (refused.length > 0) throw new Error(refused.length === 1 ? refused[0] : `[${refused.join(', ')}]`)
+  if (rules.length === 0) throw new Error('loaded illegal policy with 0 rules')
   if (typeof d.omitManagedFields !== 'undefined' && typeof d.omitManagedFields !== 'boolean') throw new Error('omitManagedFields: must be a boolean')
   return { rules, omitStages: stages(d.omitStages, 'omitStages'), omitManagedFields: d.omitManagedFields as boolean | undefined }
 }

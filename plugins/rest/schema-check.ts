@@ -1,7 +1,7 @@
 // One pass over a request body against its kind's JSON schema: fills defaults, finds unknown
 // fields (dropped, warned or refused by fieldValidation) and type errors, with k8s field paths.
 import type { FieldError } from '../../resources/status.js'
-import { canonicalQuantity, QUANTITY_MESSAGE } from '../../resources/quantity.js'
+import { decodeQuantity, QUANTITY_MESSAGE } from '../../resources/quantity.js'
 
 type Schema = Record<string, any>
 
@@ -33,11 +33,17 @@ export function checkAgainstSchema (schema: Schema, value: unknown, dropUnknown:
   return out
 }
 
-/** Strings of format `quantity` are rewritten in canonical form; returns the value to keep. */
+/**
+ * Values of format `quantity` are rewritten in canonical form; returns the value to keep. As
+ * the reference's Quantity.UnmarshalJSON, a JSON number is a quantity too.
+ */
 function walkValue (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): unknown {
-  walk(schema, value, path, out, drop)
-  if (schema.format !== 'quantity' || typeof value !== 'string') return value
-  const canonical = canonicalQuantity(value)
+  const quantity = schema.format === 'quantity' && (typeof value === 'string' || typeof value === 'number')
+  if (!quantity) {
+    walk(schema, value, path, out, drop)
+    return value
+  }
+  const canonical = decodeQuantity(value)
   if (canonical === undefined) {
     out.errors.push({ type: 'Invalid', field: path, value, detail: QUANTITY_MESSAGE })
     return value

@@ -11,17 +11,18 @@ export type FieldSelector = FieldRequirement[]
 
 const parseError = (detail: string): Error => badRequest(`unable to parse requirement: ${detail}`)
 
-/** Splits at top-level commas (commas inside `in (...)` lists stay). */
+/** Splits at top-level commas (commas inside `in (...)` lists stay); slices, never a string grown a character at a time. */
 function splitTopLevel (s: string): string[] {
   const parts: string[] = []
   let depth = 0
-  let cur = ''
-  for (const c of s) {
-    if (c === '(') depth++
-    if (c === ')') depth--
-    if (c === ',' && depth === 0) { parts.push(cur); cur = '' } else cur += c
+  let start = 0
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 0x28) depth++
+    else if (c === 0x29) depth--
+    else if (c === 0x2c && depth === 0) { parts.push(s.slice(start, i)); start = i + 1 }
   }
-  parts.push(cur)
+  parts.push(s.slice(start))
   return parts
 }
 
@@ -104,18 +105,22 @@ const FIELD_OPERATORS = ['!=', '==', '='] as const
 
 /** A field selector value with its escapes (`\\`, `\,`, `\=`) undone; unescaped `,` and `=` are refused. */
 function unescapeFieldValue (value: string): string {
-  let out = ''
+  const pieces: string[] = []
+  let start = 0
   for (let i = 0; i < value.length; i++) {
     const c = value[i]!
     if (c === '\\') {
-      const next = value[++i]
+      const next = value[i + 1]
       if (next !== '\\' && next !== ',' && next !== '=') throw badRequest(`invalid field selector: invalid escape sequence: \\${next ?? ''}`)
-      out += next
+      pieces.push(value.slice(start, i), next)
+      start = i + 2
+      i++
     } else if (c === ',' || c === '=') {
       throw badRequest(`invalid field selector: unescaped character in value: ${c.codePointAt(0)!}`)
-    } else out += c
+    }
   }
-  return out
+  pieces.push(value.slice(start))
+  return pieces.join('')
 }
 
 /** Parses a field selector as the reference server does, refusing fields the kind does not support. */

@@ -72,6 +72,20 @@ test('omitStages joins the policy and the rule; omitManagedFields: the rule over
   assert.equal(evaluate(policy([{ level: 'Request' }], { omitManagedFields: true }), req({})).omitManagedFields, true)
 })
 
+test('a policy the reference refuses is refused, in its words (audit validation.go, policy/reader.go)', () => {
+  assert.throws(() => policy([]), /^Error: loaded illegal policy with 0 rules$/)
+  assert.throws(() => policy([{ level: 'Metadata', resources: [{ group: '*' }] }]),
+    /^Error: rules\[0\]\.resources\.group: Invalid value: "\*": a lowercase RFC 1123 subdomain must consist of/)
+  assert.throws(() => policy([{ level: 'None' }, { level: 'Metadata', resources: [{ group: 'Apps', resources: ['deployments'] }] }]),
+    /^Error: rules\[1\]\.resources\.group: Invalid value: "Apps": a lowercase RFC 1123 subdomain/)
+  assert.throws(() => policy([{ level: 'Metadata', resources: [{ group: '', resourceNames: ['a', 'b'] }] }]),
+    /^Error: rules\[0\]\.resources\.resourceNames: Invalid value: \[\]string\{"a", "b"\}: using resourceNames requires at least one resource$/)
+  // Every problem at once, as field.ErrorList's aggregate lists them.
+  assert.throws(() => policy([{ level: 'Metadata', resources: [{ group: '*', resourceNames: ['a'] }] }]),
+    /^Error: \[rules\[0\]\.resources\.group: Invalid value: "\*": .*, rules\[0\]\.resources\.resourceNames: Invalid value: .*\]$/)
+  assert.equal(policy([{ level: 'Metadata', resources: [{ group: 'apps', resources: ['deployments'], resourceNames: ['web'] }] }]).rules.length, 1)
+})
+
 test('a bad policy file stops start-up with the field at fault', () => {
   assert.throws(() => policy([{ level: 'Everything' }]), /rules\[0\]\.level: unsupported value "Everything"/)
   assert.throws(() => policy([{}]), /rules\[0\]\.level: required/)

@@ -10,10 +10,10 @@ import { describe, it } from 'node:test'
 const ROOT = new URL('../..', import.meta.url).pathname
 const NOBODY = 65534
 
-function start (dataDir: string, ...flags: string[]): { status: number | null, stderr: string } {
+function start (dataDir: string, ...flags: string[]): { status: number | null, stderr: string, stdout: string } {
   const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/server.ts', '--secure-port', '0', '--data-dir', dataDir, ...flags],
     { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } })
-  return { status: run.status, stderr: run.stderr }
+  return { status: run.status, stderr: run.stderr, stdout: run.stdout }
 }
 
 function dataDirWithCluster (t: { after (fn: () => void): void }, uid: number | undefined, version: string): string {
@@ -63,4 +63,28 @@ describe('a failed start of the embedded database', () => {
     assert.match(stderr, /^error: the embedded PostgreSQL did not start/)
     assert.match(stderr, /^\s+at /m)
   })
+})
+
+describe('a refused audit policy', () => {
+  const policies: Record<string, string> = {
+    'no rules': 'rules: []\n',
+    'a group named *': 'rules:\n- level: Metadata\n  resources:\n  - group: "*"\n',
+    'upper-case letters in a group': 'rules:\n- level: Metadata\n  resources:\n  - group: Apps\n    resources: [deployments]\n',
+    'resourceNames without resources': 'rules:\n- level: Metadata\n  resources:\n  - group: ""\n    resourceNames: [a]\n'
+  }
+  for (const [what, rules] of Object.entries(policies)) {
+    it(`stops start-up with one line naming it: ${what}`, (t) => {
+      const dir = mkdtempSync(join(tmpdir(), 'start-errors-'))
+      t.after(() => rmSync(dir, { recursive: true, force: true }))
+      const file = join(dir, 'policy.yaml')
+      writeFileSync(file, `apiVersion: audit.k8s.io/v1\nkind: Policy\n${rules}`)
+      const { status, stderr, stdout } = start(join(dir, 'data'), '--audit-policy-file', file, '--audit-log-path', join(dir, 'audit.log'))
+      assert.equal(status, 1)
+      assert.equal(stderr.trim().split('\n').length, 1, stderr)
+      assert.match(stderr, /^error: --audit-policy-file \S+policy\.yaml: /)
+      assert.doesNotMatch(stderr, /^\s+at /m)
+      // Nor the log lines of a half-built app's database connections, cut as the server stops.
+      assert.equal(stdout, '')
+    })
+  }
 })
