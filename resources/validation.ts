@@ -1,5 +1,6 @@
 // Validation rules shared by many kinds, worded as the reference server words them.
 import type { FieldError } from './status.js'
+import { isIPv6 } from 'node:net'
 import { parseGoUrl } from './go-url.js'
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
@@ -204,4 +205,26 @@ export function validateWebhookService (field: string, namespace: string, name: 
     else for (const p of dnsSubdomainProblems(step)) errors.push({ type: 'Invalid', field: at, value: path, detail: `segment[${i}]: ${p}` })
   })
   return errors
+}
+
+const CIDR_MSG = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'
+
+/** An IPv4 address as Go's parser before 1.17 read it (k8s.io/utils ParseIPSloppy): octets may have leading zeros. */
+const isSloppyIPv4 = (text: string): boolean => {
+  const octets = text.split('.')
+  return octets.length === 4 && octets.every(o => /^\d+$/.test(o) && Number(o) <= 255)
+}
+
+/**
+ * IsValidCIDR as the reference server's fields with historical values read it
+ * (netutils.ParseCIDRSloppy): an address, `/`, and a decimal prefix length that fits it.
+ */
+export function cidrProblems (value: string): string[] {
+  const slash = value.indexOf('/')
+  if (slash < 0) return [CIDR_MSG]
+  const address = value.slice(0, slash)
+  const length = value.slice(slash + 1)
+  const bits = isSloppyIPv4(address) ? 32 : !address.includes('%') && isIPv6(address) ? 128 : 0
+  if (bits === 0 || !/^\d+$/.test(length) || Number(length) > bits) return [CIDR_MSG]
+  return []
 }
