@@ -2,6 +2,8 @@
 // fields (dropped, warned or refused by fieldValidation) and type errors, with k8s field paths.
 import type { FieldError } from '../../resources/status.js'
 import { canonicalQuantity, QUANTITY_MESSAGE } from '../../resources/quantity.js'
+import { decodeMicroTime } from '../../resources/micro-time.js'
+import { badRequest } from '../../resources/status.js'
 
 type Schema = Record<string, any>
 
@@ -9,6 +11,8 @@ export interface SchemaCheck {
   errors: FieldError[]
   /** Paths of fields the schema does not know, as `spec.foo`. */
   unknown: string[]
+  /** The first value Go's decoder would fail on (a MicroTime that does not parse), in its words. */
+  undecodable?: string
 }
 
 const typeOf = (v: unknown): string => {
@@ -25,17 +29,32 @@ const join = (path: string, key: string): string => path === '' ? key : `${path}
 
 /**
  * Checks `value` in place: defaults are filled; unknown fields are removed when `dropUnknown`.
- * Never throws for bad input.
+ * Throws only what the reference's typed decoder refuses before any other check (a value of a
+ * type with its own JSON decoding that does not decode): 400, naming the kind it could not
+ * be handled as, ahead of unknown fields and field errors, as the decoder stops at it.
  */
 export function checkAgainstSchema (schema: Schema, value: unknown, dropUnknown: boolean): SchemaCheck {
   const out: SchemaCheck = { errors: [], unknown: [] }
   walk(schema, value, '', out, dropUnknown)
+  if (out.undecodable !== undefined) {
+    const kind = String(schema.properties?.kind?.const ?? '')
+    const version = String(schema.properties?.apiVersion?.const ?? '').split('/').pop()
+    throw badRequest(`${kind} in version "${version ?? ''}" cannot be handled as a ${kind}: ${out.undecodable}`)
+  }
   return out
 }
 
-/** Strings of format `quantity` are rewritten in canonical form; returns the value to keep. */
+/** Quantities and MicroTimes are rewritten in canonical form; returns the value to keep. */
 function walkValue (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): unknown {
   walk(schema, value, path, out, drop)
+  if (schema.microTime === true && typeof value === 'string') {
+    const decoded = decodeMicroTime(value)
+    if (decoded.error !== undefined) {
+      out.undecodable ??= decoded.error
+      return value
+    }
+    return decoded.value
+  }
   if (schema.format !== 'quantity' || typeof value !== 'string') return value
   const canonical = canonicalQuantity(value)
   if (canonical === undefined) {
