@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject, Resource } from '../resources/define.js'
 import type { UserInfo } from '../resources/user-info.js'
+import { dedupOwnerReferences } from '../resources/owner-references.js'
 import { readAdmissionConfigFile } from './config-file.js'
 import { checkPluginNames } from './plugin-names.js'
 
@@ -71,6 +72,7 @@ export interface AdmissionPlugin {
 export interface AdmissionChain {
   /** Registers a plugin; it runs only when enabled by the flags. */
   add (plugin: AdmissionPlugin): void
+  /** The mutating phase; on a create or update, repeated owner references are removed before and after it (with a warning). */
   mutate (a: AdmissionAttributes): Promise<void>
   validate (a: AdmissionAttributes): Promise<void>
   enabled (): string[]
@@ -134,8 +136,12 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
   }
   const chain: AdmissionChain = {
     add (plugin) { if (plugin.alwaysOn === true || wanted.has(plugin.name)) plugins.push(plugin) },
-    mutate (a) {
-      return timed('admit', a, async () => {
+    async mutate (a) {
+      // The reference's create and update handlers bracket mutating admission so: plugins never
+      // see repeated owner references, and repeats they add are removed too.
+      const writes = a.operation === 'CREATE' || a.operation === 'UPDATE'
+      if (writes) dedupOwnerReferences(a.object, a.warnings, false)
+      await timed('admit', a, async () => {
         let again = false
         const state = new Map<string, unknown>()
         a.reinvocation = { isReinvoke: false, requestReinvoke: () => { again = true }, state }
@@ -144,6 +150,7 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
         a.reinvocation = { isReinvoke: true, requestReinvoke: () => {}, state }
         await mutateOnce(a)
       })
+      if (writes) dedupOwnerReferences(a.object, a.warnings, true)
     },
     validate (a) {
       return timed('validate', a, async () => {
