@@ -170,3 +170,36 @@ function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, d
     }
   }
 }
+
+/**
+ * The first value in `value` that Go's typed decoder would refuse (see `undecodable` above),
+ * found without changing anything: a patch handler's check of the object a patch produced.
+ */
+export function firstUndecodable (schema: Schema, value: unknown): string | undefined {
+  if (schema.microTime === true && typeof value === 'string') return decodeMicroTime(value).error
+  if (schema.anyOf !== undefined) {
+    for (const branch of schema.anyOf as Schema[]) {
+      const found = firstUndecodable(branch, value)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (Array.isArray(value)) {
+    if (schema.items === undefined) return undefined
+    for (const item of value) {
+      const found = firstUndecodable(schema.items, item)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (typeof value !== 'object' || value === null) return undefined
+  const props: Record<string, Schema> = schema.properties ?? {}
+  for (const [key, child] of Object.entries(value)) {
+    const childSchema = Object.hasOwn(props, key) ? props[key]
+      : schema.patternProperties !== undefined ? firstPattern(schema.patternProperties)
+        : typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined
+    const found = childSchema === undefined ? undefined : firstUndecodable(childSchema, child)
+    if (found !== undefined) return found
+  }
+  return undefined
+}

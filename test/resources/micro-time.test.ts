@@ -103,4 +103,30 @@ describe('MicroTime', () => {
     const stored = await app().request({ method: 'GET', url: `${LEASES}/l1` })
     assert.equal(stored.json().spec.renewTime, null)
   })
+
+  it('refuses a patch that leaves a MicroTime undecodable as the reference\'s patch handler does: 422 on "patch"', async () => {
+    const created = await app().request({ method: 'POST', url: LEASES, payload: { metadata: { name: 'patched' }, spec: { holderIdentity: 'a' } } })
+    assert.equal(created.statusCode, 201, created.body)
+    const forms: Array<[string, unknown]> = [
+      ['application/merge-patch+json', { spec: { renewTime: '2026-01-01T00:00:00Z' } }],
+      ['application/strategic-merge-patch+json', { spec: { renewTime: '2026-01-01T00:00:00Z' } }],
+      ['application/json-patch+json', [{ op: 'add', path: '/spec/renewTime', value: '2026-01-01T00:00:00Z' }]]
+    ]
+    for (const [type, patch] of forms) {
+      const res = await app().request({ method: 'PATCH', url: `${LEASES}/patched`, headers: { 'content-type': type }, payload: JSON.stringify(patch) })
+      assert.equal(res.statusCode, 422, `${type}: ${res.body}`)
+      const status = res.json()
+      assert.equal(status.reason, 'Invalid')
+      assert.equal(status.details.causes.length, 1)
+      const cause = status.details.causes[0]
+      assert.equal(cause.field, 'patch')
+      assert.equal(cause.reason, 'FieldValueInvalid')
+      assert.ok(cause.message.startsWith('Invalid value: "'), cause.message)
+      assert.ok(cause.message.endsWith(`: ${parseError('2026-01-01T00:00:00Z', 'Z', '.000000')}`), cause.message)
+      assert.ok(status.message.startsWith(' "" is invalid: patch: Invalid value: '), status.message)
+    }
+    const good = await app().request({ method: 'PATCH', url: `${LEASES}/patched`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { renewTime: '2026-01-01T01:00:00.000002+01:00' } } })
+    assert.equal(good.statusCode, 200, good.body)
+    assert.equal(good.json().spec.renewTime, '2026-01-01T00:00:00.000002Z')
+  })
 })
