@@ -56,7 +56,10 @@ const CHUNKS: Array<{ prefix: string, field: Field, std: string }> = [
   { prefix: '', field: 'zone', std: 'Z07:00' }
 ]
 
-function parse (input: string): number | null {
+/** Whole seconds since the epoch and the microseconds apart: as one count of microseconds, times far from 1970 pass 2^53. */
+interface Instant { seconds: number, micros: number }
+
+function parse (input: string): Instant | null {
   const cannot = (valueElem: string, layoutElem: string): ParseError =>
     new ParseError(`parsing time ${timeQuote(input)} as ${timeQuote(MICRO_TIME_LAYOUT)}: cannot parse ${timeQuote(valueElem)} as ${timeQuote(layoutElem)}`)
   const outOfRange = (what: string): ParseError => new ParseError(`parsing time ${timeQuote(input)}: ${what} out of range`)
@@ -123,7 +126,7 @@ function parse (input: string): number | null {
   const seconds = Math.floor(date.getTime() / 1000) - t.offset
   // time.Time{}: 0001-01-01T00:00:00Z, which encodes as null.
   if (seconds === ZERO_TIME_SECONDS && t.micros === 0) return null
-  return seconds * 1_000_000 + t.micros
+  return { seconds, micros: t.micros }
 }
 
 // Date.UTC reads years below 100 as 19xx; setUTCFullYear does not.
@@ -132,19 +135,18 @@ const ZERO_TIME_SECONDS = new Date(0).setUTCFullYear(1, 0, 1) / 1000
 const pad = (n: number, width: number): string => String(n).padStart(width, '0')
 
 /** Go's Format on the layout, in UTC: the year padded to four digits (and signed when negative). */
-function format (micros: number): string {
-  const seconds = Math.floor(micros / 1_000_000)
+function format ({ seconds, micros }: Instant): string {
   const d = new Date(seconds * 1000)
   const year = d.getUTCFullYear()
   const y = year < 0 ? `-${pad(-year, 4)}` : pad(year, 4)
-  return `${y}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${pad(micros - seconds * 1_000_000, 6)}Z`
+  return `${y}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}.${pad(micros, 6)}Z`
 }
 
 /** A MicroTime string decoded and re-encoded; the error is time.Parse's, word for word. */
 export function decodeMicroTime (text: string): MicroTimeResult {
   try {
-    const micros = parse(text)
-    return { value: micros === null ? null : format(micros) }
+    const instant = parse(text)
+    return { value: instant === null ? null : format(instant) }
   } catch (err) {
     if (err instanceof ParseError) return { error: err.message }
     throw err
