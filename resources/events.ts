@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox'
 import { defineResource, renamedFields, type AnyObject, type Column, type RequestContext } from './define.js'
 import { Int32, objectSchema, Timestamp } from './meta.js'
 import { GROUPS, NAMESPACES } from './naming.js'
+import { MicroTime } from './micro-time.js'
 import type { FieldError } from './status.js'
 import { dnsSubdomainProblems, qualifiedNameProblems } from './validation.js'
 
@@ -24,11 +25,9 @@ const EventSource = Type.Object({
   host: Type.Optional(Type.String())
 }, { additionalProperties: false })
 
-const MicroTime = (description: string) => Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description }))
-
 const EventSeries = Type.Object({
   count: Type.Optional(Int32()),
-  lastObservedTime: Type.Optional(Type.String({ format: 'date-time' }))
+  lastObservedTime: Type.Optional(MicroTime())
 }, { additionalProperties: false })
 
 const schema = objectSchema('v1', 'Event', {
@@ -40,7 +39,7 @@ const schema = objectSchema('v1', 'Event', {
   lastTimestamp: Type.Optional(Type.Union([Timestamp(), Type.Null()])),
   count: Type.Optional(Int32()),
   type: Type.Optional(Type.String({ description: 'Normal or Warning.' })),
-  eventTime: MicroTime('Time when this Event was first observed.'),
+  eventTime: Type.Optional(MicroTime({ description: 'Time when this Event was first observed.' })),
   series: Type.Optional(EventSeries),
   action: Type.Optional(Type.String()),
   related: Type.Optional(ObjectReference),
@@ -50,7 +49,7 @@ const schema = objectSchema('v1', 'Event', {
 
 /** events.svc.io/v1: the same fields, the older ones renamed `deprecated*`. */
 const eventsV1Schema = objectSchema(`${GROUPS.events}/v1`, 'Event', {
-  eventTime: MicroTime('eventTime is the time when this Event was first observed. It is required.'),
+  eventTime: Type.Optional(MicroTime({ description: 'eventTime is the time when this Event was first observed. It is required.' })),
   series: Type.Optional(EventSeries),
   reportingController: Type.Optional(Type.String({ description: 'reportingController is the name of the controller that emitted this Event.' })),
   reportingInstance: Type.Optional(Type.String({ description: 'reportingInstance is the ID of the controller instance.' })),

@@ -5,9 +5,9 @@ import { Type } from '@sinclair/typebox'
 import { defineResource, type FieldError } from './define.js'
 import { Int32, objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
+import { MicroTime } from './micro-time.js'
 
 const opt = Type.Optional
-const MicroTime = () => Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
 
 const schema = objectSchema(`${GROUPS.coordination}/v1`, 'Lease', {
   spec: opt(Type.Object({

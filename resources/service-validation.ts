@@ -2,7 +2,7 @@
 // ValidateService / ValidateServiceUpdate have them (allocation is service-allocation.ts).
 import { isDeepStrictEqual } from 'node:util'
 import type { FieldError } from './define.js'
-import { dns1035LabelProblems, dnsLabelProblems, dnsSubdomainProblems, portNameProblems, validateLabels } from './validation.js'
+import { cidrProblems, dns1035LabelProblems, dnsLabelProblems, dnsSubdomainProblems, invalidEach, portNameProblems, validateLabels } from './validation.js'
 import { familyOf } from './value-ranges.js'
 
 type Svc = Record<string, any>
@@ -225,14 +225,37 @@ function validateTraffic (svc: Svc): FieldError[] {
   return errors
 }
 
+const LOAD_BALANCER_ONLY = "may only be used when `type` is 'LoadBalancer'"
+export const SOURCE_RANGES_ANNOTATION = 'service.beta.kubernetes.io/load-balancer-source-ranges'
+
+/**
+ * The source ranges, from the field or else from the older annotation (comma-separated):
+ * LoadBalancers only, each a CIDR once trimmed (values padded with spaces were accepted when
+ * they moved from the annotation). The field path is the reference's, capital L included.
+ */
+function validateSourceRanges (svc: Svc): FieldError[] {
+  const ranges: string[] = svc.spec.loadBalancerSourceRanges ?? []
+  const annotation: unknown = svc.metadata?.annotations?.[SOURCE_RANGES_ANNOTATION]
+  const errors: FieldError[] = []
+  if (ranges.length > 0) {
+    const field = 'spec.LoadBalancerSourceRanges'
+    if (svc.spec.type !== 'LoadBalancer') errors.push({ type: 'Forbidden', field, detail: LOAD_BALANCER_ONLY })
+    ranges.forEach((r, i) => errors.push(...invalidEach(`${field}[${i}]`, r.trim(), cidrProblems(r.trim()))))
+  } else if (typeof annotation === 'string') {
+    const field = `metadata.annotations[${SOURCE_RANGES_ANNOTATION}]`
+    if (svc.spec.type !== 'LoadBalancer') errors.push({ type: 'Forbidden', field, detail: LOAD_BALANCER_ONLY })
+    const value = annotation.trim()
+    if (value !== '') for (const r of value.split(',')) errors.push(...invalidEach(field, r.trim(), cidrProblems(r.trim())))
+  }
+  return errors
+}
+
 function validateLoadBalancerFields (svc: Svc): FieldError[] {
   const spec = svc.spec
-  if (spec.type === 'LoadBalancer') return []
-  const only = "may only be used when `type` is 'LoadBalancer'"
-  const errors: FieldError[] = []
-  if (spec.allocateLoadBalancerNodePorts !== undefined && spec.allocateLoadBalancerNodePorts !== null) errors.push({ type: 'Forbidden', field: 'spec.allocateLoadBalancerNodePorts', detail: only })
-  if ((spec.loadBalancerSourceRanges ?? []).length > 0) errors.push({ type: 'Forbidden', field: 'spec.loadBalancerSourceRanges', detail: only })
-  if ((spec.loadBalancerClass ?? '') !== '') errors.push({ type: 'Forbidden', field: 'spec.loadBalancerClass', detail: only })
+  const errors = validateSourceRanges(svc)
+  if (spec.type === 'LoadBalancer') return errors
+  if (spec.allocateLoadBalancerNodePorts !== undefined && spec.allocateLoadBalancerNodePorts !== null) errors.push({ type: 'Forbidden', field: 'spec.allocateLoadBalancerNodePorts', detail: LOAD_BALANCER_ONLY })
+  if ((spec.loadBalancerClass ?? '') !== '') errors.push({ type: 'Forbidden', field: 'spec.loadBalancerClass', detail: LOAD_BALANCER_ONLY })
   return errors
 }
 

@@ -1,5 +1,7 @@
 // Validation rules shared by many kinds, worded as the reference server words them.
 import type { FieldError } from './status.js'
+import { isIPv6 } from 'node:net'
+import { parseGoUrl } from './go-url.js'
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
@@ -165,4 +167,64 @@ export function portNameProblems (port: string): string[] {
   if (port.includes('--')) out.push('must not contain consecutive hyphens')
   if (port.startsWith('-') || port.endsWith('-')) out.push('must not begin or end with a hyphen')
   return out
+}
+
+const WEBHOOK_URL_FORM = '; desired format: https://host[/path]'
+
+/** ValidateWebhookURL: an https URL with a host, and no user information, query or fragment. */
+export function validateWebhookURL (field: string, raw: string, forceHttps: boolean): FieldError[] {
+  const parsed = parseGoUrl(raw)
+  if (parsed.error !== undefined) return [{ type: 'Required', field, detail: `url must be a valid URL: ${parsed.error}${WEBHOOK_URL_FORM}` }]
+  const u = parsed.url
+  const errors: FieldError[] = []
+  if (forceHttps && u.scheme !== 'https') errors.push({ type: 'Invalid', field, value: u.scheme, detail: `'https' is the only allowed URL scheme${WEBHOOK_URL_FORM}` })
+  if (u.host === '') errors.push({ type: 'Invalid', field, value: u.host, detail: `host must be specified${WEBHOOK_URL_FORM}` })
+  if (u.user !== undefined) errors.push({ type: 'Invalid', field, value: u.user, detail: 'user information is not permitted in the URL' })
+  if (u.fragment !== '') errors.push({ type: 'Invalid', field, value: u.fragment, detail: 'fragments are not permitted in the URL' })
+  if (u.rawQuery !== '') errors.push({ type: 'Invalid', field, value: u.rawQuery, detail: 'query parameters are not permitted in the URL' })
+  return errors
+}
+
+/**
+ * ValidateWebhookService: a service reference's name, namespace, port, and a path whose
+ * segments are DNS subdomains. `path` undefined is a path left out.
+ */
+export function validateWebhookService (field: string, namespace: string, name: string, path: string | undefined, port: number): FieldError[] {
+  const errors: FieldError[] = []
+  if (name === '') errors.push({ type: 'Required', field: `${field}.name` })
+  if (namespace === '') errors.push({ type: 'Required', field: `${field}.namespace` })
+  if (!Number.isInteger(port) || port < 1 || port > 65535) errors.push({ type: 'Invalid', field: `${field}.port`, value: port, detail: 'port is not valid: must be between 1 and 65535, inclusive' })
+  if (path === undefined || path === '/' || path === '') return errors
+  const at = `${field}.path`
+  if (path === '//') return [...errors, { type: 'Invalid', field: at, value: path, detail: 'segment[0] may not be empty' }]
+  if (!path.startsWith('/')) errors.push({ type: 'Invalid', field: at, value: path, detail: "must start with a '/'" })
+  let toCheck = path.slice(1)
+  if (toCheck.endsWith('/')) toCheck = toCheck.slice(0, -1)
+  toCheck.split('/').forEach((step, i) => {
+    if (step === '') errors.push({ type: 'Invalid', field: at, value: path, detail: `segment[${i}] may not be empty` })
+    else for (const p of dnsSubdomainProblems(step)) errors.push({ type: 'Invalid', field: at, value: path, detail: `segment[${i}]: ${p}` })
+  })
+  return errors
+}
+
+const CIDR_MSG = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'
+
+/** An IPv4 address as Go's parser before 1.17 read it (k8s.io/utils ParseIPSloppy): octets may have leading zeros. */
+const isSloppyIPv4 = (text: string): boolean => {
+  const octets = text.split('.')
+  return octets.length === 4 && octets.every(o => /^\d+$/.test(o) && Number(o) <= 255)
+}
+
+/**
+ * IsValidCIDR as the reference server's fields with historical values read it
+ * (netutils.ParseCIDRSloppy): an address, `/`, and a decimal prefix length that fits it.
+ */
+export function cidrProblems (value: string): string[] {
+  const slash = value.indexOf('/')
+  if (slash < 0) return [CIDR_MSG]
+  const address = value.slice(0, slash)
+  const length = value.slice(slash + 1)
+  const bits = isSloppyIPv4(address) ? 32 : !address.includes('%') && isIPv6(address) ? 128 : 0
+  if (bits === 0 || !/^\d+$/.test(length) || Number(length) > bits) return [CIDR_MSG]
+  return []
 }

@@ -8,7 +8,7 @@ import type { Column, ResourceDefinition, Strategy } from './define.js'
 import { Int32, objectSchema } from './meta.js'
 import { AtomicList, LabelSelector, MapList, validateLabelSelector } from './core-types.js'
 import { GROUPS } from './naming.js'
-import { dnsSubdomainProblems, invalidEach, isBase64 } from './validation.js'
+import { dns1035LabelProblems, dnsSubdomainProblems, invalidEach, isBase64, validateWebhookService, validateWebhookURL } from './validation.js'
 
 const opt = Type.Optional
 type Obj = Record<string, any>
@@ -123,29 +123,13 @@ function validateRule (rule: Obj, field: string): FieldError[] {
 }
 
 function validateClientConfig (cc: Obj | undefined, field: string): FieldError[] {
-  const errors: FieldError[] = []
   const hasUrl = typeof cc?.url === 'string'
   const hasService = cc?.service !== undefined && cc.service !== null
   if (hasUrl === hasService) return [{ type: 'Required', field, detail: 'exactly one of url or service is required' }]
-  if (hasUrl) {
-    const at = `${field}.url`
-    let url: URL | undefined
-    try { url = new URL(cc!.url) } catch { errors.push({ type: 'Invalid', field: at, value: cc!.url, detail: 'must be a valid URL' }) }
-    if (url !== undefined) {
-      if (url.protocol !== 'https:') errors.push({ type: 'Invalid', field: at, value: cc!.url, detail: `'https' is the only allowed URL scheme, '${url.protocol.replace(/:$/, '')}' given` })
-      if (url.hostname === '') errors.push({ type: 'Invalid', field: at, value: cc!.url, detail: 'host must be specified' })
-      if (url.username !== '' || url.password !== '') errors.push({ type: 'Invalid', field: at, value: cc!.url, detail: 'user information is not permitted in the URL' })
-      if (url.hash !== '' || (cc!.url as string).includes('#')) errors.push({ type: 'Invalid', field: at, value: cc!.url, detail: 'fragments are not permitted in the URL' })
-      if (url.search !== '' || (cc!.url as string).includes('?')) errors.push({ type: 'Invalid', field: at, value: cc!.url, detail: 'query parameters are not permitted in the URL' })
-    }
-  } else {
-    const s = cc!.service as Obj
-    const at = `${field}.service`
-    if (s.namespace === '') errors.push({ type: 'Required', field: `${at}.namespace`, detail: 'service namespace is required' })
-    if (s.name === '') errors.push({ type: 'Required', field: `${at}.name`, detail: 'service name is required' })
-    if (typeof s.path === 'string' && s.path !== '' && !s.path.startsWith('/')) errors.push({ type: 'Invalid', field: `${at}.path`, value: s.path, detail: "must start with a '/'" })
-    if (typeof s.port === 'number' && (s.port < 1 || s.port > 65535)) errors.push({ type: 'Invalid', field: `${at}.port`, value: s.port, detail: 'port is not valid: must be between 1 and 65535, inclusive' })
-  }
+  const errors = hasUrl
+    ? validateWebhookURL(`${field}.url`, cc!.url, true)
+    // The reference passes name and namespace the wrong way round, so an empty one is blamed on the other.
+    : validateWebhookService(`${field}.service`, cc!.service.name ?? '', cc!.service.namespace ?? '', cc!.service.path ?? undefined, cc!.service.port ?? 443)
   if (typeof cc?.caBundle === 'string' && !isBase64(cc.caBundle)) errors.push({ type: 'Invalid', field: `${field}.caBundle`, value: '<bytes>', detail: 'must be base64 encoded' })
   return errors
 }
@@ -170,29 +154,32 @@ function validateWebhook (w: Obj, field: string, mutating: boolean): FieldError[
   if (typeof w.timeoutSeconds === 'number' && (w.timeoutSeconds < 1 || w.timeoutSeconds > 30)) {
     errors.push({ type: 'Invalid', field: `${field}.timeoutSeconds`, value: w.timeoutSeconds, detail: 'the timeout value must be between 1 and 30 seconds' })
   }
-  const versions: string[] = w.admissionReviewVersions ?? []
-  if (versions.length === 0) {
-    errors.push({ type: 'Required', field: `${field}.admissionReviewVersions`, detail: `must specify one of ${SUPPORTED_REVIEW_VERSIONS.join(', ')}` })
-  } else {
-    const seen = new Set<string>()
-    versions.forEach((v, i) => {
-      if (seen.has(v)) errors.push({ type: 'Duplicate', field: `${field}.admissionReviewVersions[${i}]`, value: v })
-      seen.add(v)
-    })
-    if (!versions.some(v => (SUPPORTED_REVIEW_VERSIONS as readonly string[]).includes(v))) {
-      errors.push({ type: 'Invalid', field: `${field}.admissionReviewVersions`, value: versions, detail: `must include at least one of ${SUPPORTED_REVIEW_VERSIONS.join(', ')}` })
-    }
-  }
+  errors.push(...validateLabelSelector(w.namespaceSelector, `${field}.namespaceSelector`))
+  errors.push(...validateLabelSelector(w.objectSelector, `${field}.objectSelector`))
   if (mutating && w.reinvocationPolicy !== undefined && !REINVOCATION_POLICIES.includes(w.reinvocationPolicy)) {
     errors.push(notSupported(`${field}.reinvocationPolicy`, w.reinvocationPolicy, REINVOCATION_POLICIES))
   }
+  errors.push(...validateClientConfig(w.clientConfig, `${field}.clientConfig`))
   // CEL match conditions are not evaluated here: accepting them would call webhooks they exclude.
   if (Array.isArray(w.matchConditions) && w.matchConditions.length > 0) {
     errors.push({ type: 'Forbidden', field: `${field}.matchConditions`, detail: 'match conditions (CEL expressions) are not supported by this server' })
   }
-  errors.push(...validateLabelSelector(w.namespaceSelector, `${field}.namespaceSelector`))
-  errors.push(...validateLabelSelector(w.objectSelector, `${field}.objectSelector`))
-  errors.push(...validateClientConfig(w.clientConfig, `${field}.clientConfig`))
+  return errors
+}
+
+/** validateAdmissionReviewVersions: checked after the rest of the webhook, as the reference orders them. */
+function validateAdmissionReviewVersions (versions: string[], field: string): FieldError[] {
+  if (versions.length === 0) return [{ type: 'Required', field, detail: `must specify one of ${SUPPORTED_REVIEW_VERSIONS.join(', ')}` }]
+  const errors: FieldError[] = []
+  const seen = new Set<string>()
+  versions.forEach((v, i) => {
+    if (seen.has(v)) { errors.push({ type: 'Invalid', field: `${field}[${i}]`, value: v, detail: 'duplicate version' }); return }
+    seen.add(v)
+    errors.push(...invalidEach(`${field}[${i}]`, v, dns1035LabelProblems(v)))
+  })
+  if (!versions.some(v => (SUPPORTED_REVIEW_VERSIONS as readonly string[]).includes(v))) {
+    errors.push({ type: 'Invalid', field, value: versions, detail: `must include at least one of ${SUPPORTED_REVIEW_VERSIONS.join(', ')}` })
+  }
   return errors
 }
 
@@ -201,6 +188,7 @@ export function validateWebhookConfiguration (c: Obj, mutating: boolean): FieldE
   const names = new Set<string>()
   ;(c.webhooks ?? []).forEach((w: Obj, i: number) => {
     errors.push(...validateWebhook(w, `webhooks[${i}]`, mutating))
+    errors.push(...validateAdmissionReviewVersions(w.admissionReviewVersions ?? [], `webhooks[${i}].admissionReviewVersions`))
     if (typeof w.name === 'string' && w.name !== '') {
       if (names.has(w.name)) errors.push({ type: 'Duplicate', field: `webhooks[${i}].name`, value: w.name })
       names.add(w.name)

@@ -1,10 +1,11 @@
 // Patch forms applied to the stored object: JSON Patch (RFC 6902), JSON Merge Patch (RFC 7386)
 // and strategic merge patch (strategic-merge.ts).
 import jsonpatch from 'fast-json-patch'
-import { ApiError, badRequest } from '../../resources/status.js'
+import { ApiError, badRequest, invalid } from '../../resources/status.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
 import type { TSchema } from '@sinclair/typebox'
 import { strategicMergePatch } from './strategic-merge.js'
+import { firstUndecodable } from './schema-check.js'
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply'
 
@@ -30,8 +31,21 @@ export function mergePatch (target: unknown, patch: unknown): unknown {
   return out
 }
 
-/** Applies a parsed patch document to a copy of `current`. */
+/**
+ * Applies a parsed patch document to a copy of `current`. A result the reference's decoder
+ * would refuse is its patch handler's 422 on the field `patch`, whose value is the patched
+ * object (the patch itself for a strategic merge patch), never the create decoder's 400.
+ */
 export function applyPatch (type: Exclude<PatchType, 'apply'>, current: Record<string, unknown>, patch: unknown, schema: TSchema): Record<string, unknown> {
+  const patched = patchedObject(type, current, patch, schema)
+  const undecodable = firstUndecodable(schema as Record<string, any>, patched)
+  if (undecodable !== undefined) {
+    throw invalid({ group: '', kind: '' }, '', [{ type: 'Invalid', field: 'patch', value: JSON.stringify(type === 'strategic' ? patch : patched), detail: undecodable }])
+  }
+  return patched
+}
+
+function patchedObject (type: Exclude<PatchType, 'apply'>, current: Record<string, unknown>, patch: unknown, schema: TSchema): Record<string, unknown> {
   if (type === 'strategic') return strategicMergePatch(current, patch, schema)
   if (type === 'merge') {
     if (!isObject(patch)) throw badRequest('the body of a merge patch must be a JSON object')

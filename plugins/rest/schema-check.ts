@@ -2,6 +2,8 @@
 // fields (dropped, warned or refused by fieldValidation) and type errors, with k8s field paths.
 import type { FieldError } from '../../resources/status.js'
 import { decodeQuantity, QUANTITY_MESSAGE } from '../../resources/quantity.js'
+import { decodeMicroTime } from '../../resources/micro-time.js'
+import { badRequest } from '../../resources/status.js'
 
 type Schema = Record<string, any>
 
@@ -9,6 +11,8 @@ export interface SchemaCheck {
   errors: FieldError[]
   /** Paths of fields the schema does not know, as `spec.foo`. */
   unknown: string[]
+  /** The first value Go's decoder would fail on (a MicroTime that does not parse), in its words. */
+  undecodable?: string
 }
 
 const typeOf = (v: unknown): string => {
@@ -25,23 +29,36 @@ const join = (path: string, key: string): string => path === '' ? key : `${path}
 
 /**
  * Checks `value` in place: defaults are filled; unknown fields are removed when `dropUnknown`.
- * Never throws for bad input.
+ * Throws only what the reference's typed decoder refuses before any other check (a value of a
+ * type with its own JSON decoding that does not decode): 400, naming the kind it could not
+ * be handled as, ahead of unknown fields and field errors, as the decoder stops at it.
  */
 export function checkAgainstSchema (schema: Schema, value: unknown, dropUnknown: boolean): SchemaCheck {
   const out: SchemaCheck = { errors: [], unknown: [] }
   walk(schema, value, '', out, dropUnknown)
+  if (out.undecodable !== undefined) {
+    const kind = String(schema.properties?.kind?.const ?? '')
+    const version = String(schema.properties?.apiVersion?.const ?? '').split('/').pop()
+    throw badRequest(`${kind} in version "${version ?? ''}" cannot be handled as a ${kind}: ${out.undecodable}`)
+  }
   return out
 }
 
 /**
- * Values of format `quantity` are rewritten in canonical form; returns the value to keep. As
+ * Quantities and MicroTimes are rewritten in canonical form; returns the value to keep. As
  * the reference's Quantity.UnmarshalJSON, a JSON number is a quantity too.
  */
 function walkValue (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): unknown {
   const quantity = schema.format === 'quantity' && (typeof value === 'string' || typeof value === 'number')
   if (!quantity) {
     walk(schema, value, path, out, drop)
-    return value
+    if (schema.microTime !== true || typeof value !== 'string') return value
+    const decoded = decodeMicroTime(value)
+    if (decoded.error !== undefined) {
+      out.undecodable ??= decoded.error
+      return value
+    }
+    return decoded.value
   }
   const canonical = decodeQuantity(value)
   if (canonical === undefined) {
@@ -156,4 +173,37 @@ function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, d
       }
     }
   }
+}
+
+/**
+ * The first value in `value` that Go's typed decoder would refuse (see `undecodable` above),
+ * found without changing anything: a patch handler's check of the object a patch produced.
+ */
+export function firstUndecodable (schema: Schema, value: unknown): string | undefined {
+  if (schema.microTime === true && typeof value === 'string') return decodeMicroTime(value).error
+  if (schema.anyOf !== undefined) {
+    for (const branch of schema.anyOf as Schema[]) {
+      const found = firstUndecodable(branch, value)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (Array.isArray(value)) {
+    if (schema.items === undefined) return undefined
+    for (const item of value) {
+      const found = firstUndecodable(schema.items, item)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (typeof value !== 'object' || value === null) return undefined
+  const props: Record<string, Schema> = schema.properties ?? {}
+  for (const [key, child] of Object.entries(value)) {
+    const childSchema = Object.hasOwn(props, key) ? props[key]
+      : schema.patternProperties !== undefined ? firstPattern(schema.patternProperties)
+        : typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined
+    const found = childSchema === undefined ? undefined : firstUndecodable(childSchema, child)
+    if (found !== undefined) return found
+  }
+  return undefined
 }

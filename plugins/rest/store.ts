@@ -8,6 +8,7 @@ import { StorageError, type Storage, type StoredObject, type WatchCache } from '
 import type { AdmissionChain } from '../../admission/chain.js'
 import type { UserInfo } from '../../resources/user-info.js'
 import { randomNameSuffix } from '../../resources/meta.js'
+import { dedupOwnerReferences } from '../../resources/owner-references.js'
 import { checkAgainstSchema } from './schema-check.js'
 import { validateMetadata } from './metadata-validation.js'
 import { checkUpdateName, decodedMetadata } from './object-identity.js'
@@ -181,7 +182,9 @@ export class GenericStore extends StoreReads {
     // Mutating admission sees the object as the client sent it: no uid or timestamps yet, and no
     // name when one is to be generated; validating admission sees the server's values.
     const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CREATE', namespace, name: obj.metadata.name ?? '', subresource: '', caller, dryRun: opts.dryRun, object: obj })
+    dedupOwnerReferences(obj, caller.warnings, false)
     await this.admission.mutate(attrs)
+    dedupOwnerReferences(obj, caller.warnings, true)
     const generated = settleCreatedMetadata(this.resource, obj, namespace, now())
     const meta = obj.metadata
     attrs.name = meta.name ?? ''
@@ -288,8 +291,10 @@ export class GenericStore extends StoreReads {
     this.checkSchema(incoming, opts.fieldValidation, caller, name)
     const ctx = this.context(namespace, caller, opts.dryRun, name)
     const attrs = admissionAttributes(this.resource, this.registry, { operation: 'UPDATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: incoming, oldObject: old })
+    dedupOwnerReferences(incoming, caller.warnings, false)
     await this.admission.mutate(attrs)
     const obj = attrs.object = keepUnowned(this.resource, incoming, old, sub)
+    dedupOwnerReferences(obj, caller.warnings, true)
     settleUpdatedMetadata(this.resource, obj, old, namespace, this.gr)
     if (sub === '') this.resource.strategy.prepareForUpdate?.(obj, old, ctx)
     const finish = sub === '' ? await this.resource.strategy.beginUpdate?.(obj, old, ctx) : undefined

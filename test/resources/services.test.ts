@@ -129,6 +129,38 @@ describe('services', () => {
     })
   }
 
+  // ValidateService's source ranges: each entry a CIDR (space-padding tolerated), the annotation
+  // read only when the field is empty, both only on LoadBalancers; paths as the reference spells them.
+  const CIDR = 'must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)'
+  const ANNOTATION = 'service.beta.kubernetes.io/load-balancer-source-ranges'
+  const ANNOTATION_PATH = `metadata.annotations[${ANNOTATION}]`
+  const LB_ONLY = "Forbidden: may only be used when `type` is 'LoadBalancer'"
+  const ranges: Array<{ name: string, spec: Obj, annotations?: Obj, causes: Array<[string, string, string]> }> = [
+    {
+      name: 'source ranges that are not CIDRs',
+      spec: { type: 'LoadBalancer', ports: [port()], loadBalancerSourceRanges: ['10.0.0.0/8', 'nope', ' 192.168.0.0/16 ', '10.0.0.1', '10.0.0.0/33', 'fd00::/129'] },
+      causes: [
+        ['FieldValueInvalid', 'spec.LoadBalancerSourceRanges[1]', `Invalid value: "nope": ${CIDR}`],
+        ['FieldValueInvalid', 'spec.LoadBalancerSourceRanges[3]', `Invalid value: "10.0.0.1": ${CIDR}`],
+        ['FieldValueInvalid', 'spec.LoadBalancerSourceRanges[4]', `Invalid value: "10.0.0.0/33": ${CIDR}`],
+        ['FieldValueInvalid', 'spec.LoadBalancerSourceRanges[5]', `Invalid value: "fd00::/129": ${CIDR}`]
+      ]
+    },
+    { name: 'source ranges in the forms the reference parses loosely', spec: { type: 'LoadBalancer', ports: [port()], loadBalancerSourceRanges: ['010.0.0.0/8', '10.1.2.3/024', 'fd00::/64', '::ffff:10.0.0.0/104'] }, causes: [] },
+    { name: 'source ranges on a ClusterIP service', spec: { ports: [port()], loadBalancerSourceRanges: ['10.0.0.0/8'] }, causes: [['FieldValueForbidden', 'spec.LoadBalancerSourceRanges', LB_ONLY]] },
+    { name: 'an annotation with a range that is not a CIDR', spec: { type: 'LoadBalancer', ports: [port()] }, annotations: { [ANNOTATION]: ' 10.0.0.0/8, bad ' }, causes: [['FieldValueInvalid', ANNOTATION_PATH, `Invalid value: "bad": ${CIDR}`]] },
+    { name: 'an annotation on a ClusterIP service', spec: { ports: [port()] }, annotations: { [ANNOTATION]: '10.0.0.0/8' }, causes: [['FieldValueForbidden', ANNOTATION_PATH, LB_ONLY]] },
+    { name: 'an annotation the field overrides', spec: { type: 'LoadBalancer', ports: [port()], loadBalancerSourceRanges: ['10.0.0.0/8'] }, annotations: { [ANNOTATION]: 'bad' }, causes: [] }
+  ]
+  for (const c of ranges) {
+    it(`${c.causes.length === 0 ? 'accepts' : 'rejects'} ${c.name}, in the reference's words`, async () => {
+      const res = await app().request({ method: 'POST', url, payload: { metadata: { name: `svc-${++n}`, annotations: c.annotations }, spec: c.spec } })
+      if (c.causes.length === 0) { assert.equal(res.statusCode, 201, res.body); return }
+      assert.equal(res.statusCode, 422, res.body)
+      assert.deepEqual(res.json().details.causes, c.causes.map(([reason, field, message]) => ({ reason, message, field })))
+    })
+  }
+
   it('honours a requested cluster IP and refuses it to a second service', async () => {
     const first = await app().request({ method: 'POST', url, payload: { metadata: { name: 'pinned' }, spec: { clusterIP: '10.96.100.100', ports: [port()] } } })
     assert.equal(first.statusCode, 201, first.body)
