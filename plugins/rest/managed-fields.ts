@@ -4,6 +4,7 @@
 // others; only an apply can fail for it (apply.ts).
 import { isDeepStrictEqual } from 'node:util'
 import type { AnyObject } from '../../resources/define.js'
+import type { FieldError } from '../../resources/status.js'
 import { FieldSet, fieldElement, type FieldPath } from './field-set.js'
 import { compare, shapeOf, type Comparison } from './typed-value.js'
 
@@ -146,9 +147,9 @@ export function recordManagedFields (newObj: AnyObject, oldObj: AnyObject | unde
 }
 
 function recordWrite (newObj: AnyObject, oldObj: AnyObject | undefined, who: ManagerInfo, schema: Schema, hasStatus: boolean, resetMetadata: readonly string[]): void {
-  const incoming = newObj.metadata?.managedFields
+  const incoming = sentEntries(newObj, oldObj)
   let owners: Owner[] | undefined
-  if (Array.isArray(incoming) && incoming.length > 0 && !isDeepStrictEqual(incoming, oldObj?.metadata?.managedFields)) owners = decodeOwners(incoming)
+  if (incoming !== undefined) owners = decodeOwners(incoming)
   owners ??= decodeOwners(oldObj?.metadata?.managedFields) ?? []
   const before = oldObj ?? emptyObject(newObj, schema)
   const c = ownableChanges(before, newObj, schema, who.subresource, hasStatus, resetMetadata)
@@ -164,6 +165,29 @@ function recordWrite (newObj: AnyObject, oldObj: AnyObject | undefined, who: Man
     } else owners.push({ ...mine, time: who.time, set: changed })
   }
   setOwners(newObj, owners)
+}
+
+/** The entries a request sets itself, which replace the live ones: any but none, [] or the live ones again. */
+function sentEntries (newObj: AnyObject, oldObj: AnyObject | undefined): unknown[] | undefined {
+  const incoming: unknown = newObj.metadata?.managedFields
+  return Array.isArray(incoming) && incoming.length > 0 && !isDeepStrictEqual(incoming, oldObj?.metadata?.managedFields) ? incoming : undefined
+}
+
+/**
+ * What the reference's ValidateManagedFields refuses in entries a request sets (once its field
+ * manager could decode them all): an operation other than Apply or Update, a fieldsType other
+ * than FieldsV1. Entries owning nothing are dropped before validation, so `[{}]` still clears.
+ */
+export function sentEntryProblems (newObj: AnyObject, oldObj: AnyObject | undefined): FieldError[] {
+  const sent = sentEntries(newObj, oldObj) as Entry[] | undefined
+  if (sent === undefined || sent.some(e => typeof e !== 'object' || e === null || FieldSet.decodeFieldsV1(e.fieldsV1) === undefined)) return []
+  const errors: FieldError[] = []
+  sent.forEach((e, i) => {
+    if (FieldSet.decodeFieldsV1(e.fieldsV1)!.empty()) return
+    if (e.operation !== 'Apply' && e.operation !== 'Update') errors.push({ type: 'Invalid', field: `metadata.managedFields[${i}].operation`, value: e.operation ?? '', detail: 'must be `Apply` or `Update`' })
+    if (e.fieldsType !== undefined && e.fieldsType !== '' && e.fieldsType !== 'FieldsV1') errors.push({ type: 'Invalid', field: `metadata.managedFields[${i}].fieldsType`, value: e.fieldsType, detail: 'must be `FieldsV1`' })
+  })
+  return errors
 }
 
 /** Update entries kept apart; older ones merge into one per apiVersion (the reference's cap). */

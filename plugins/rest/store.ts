@@ -13,7 +13,7 @@ import { checkAgainstSchema } from './schema-check.js'
 import { validateMetadata } from './metadata-validation.js'
 import { checkUpdateName, decodedMetadata } from './object-identity.js'
 import { admissionAttributes } from './admission-attributes.js'
-import { recordManagedFields } from './managed-fields.js'
+import { recordManagedFields, sentEntryProblems } from './managed-fields.js'
 import { managedFieldsProblems } from './field-manager-names.js'
 import { finalizersForDeletion } from './deletion-finalizers.js'
 import { clearServerSetMetadata, keepUnowned, placeInNamespace, settleCreatedMetadata, settleUpdatedMetadata } from './admitted-metadata.js'
@@ -128,6 +128,11 @@ export class GenericStore extends StoreReads {
     if (errors.length > 0) throw invalid({ group: this.resource.group, kind: this.resource.kind }, obj.metadata?.name ?? '', errors)
   }
 
+  private checkSentManagedFields (obj: AnyObject, old: AnyObject | undefined): void {
+    const errors = sentEntryProblems(obj, old)
+    if (errors.length > 0) throw invalid({ group: this.resource.group, kind: this.resource.kind }, obj.metadata.name ?? '', errors)
+  }
+
   /** The entries a write leaves, as the reference validates them after its field manager ran. */
   private checkManagedFields (obj: AnyObject): void {
     const errors = managedFieldsProblems(obj.metadata.managedFields)
@@ -197,7 +202,10 @@ export class GenericStore extends StoreReads {
       this.validateOrThrow(obj, undefined, ctx)
       await this.admission.validate(attrs)
       this.resource.strategy.canonicalize?.(obj)
-      if (opts.managedFieldsSet !== true) recordManagedFields(obj, undefined, this.managerInfo(caller, ''), this.resource.schema, this.resource.subresources.status !== undefined)
+      if (opts.managedFieldsSet !== true) {
+        this.checkSentManagedFields(obj, undefined)
+        recordManagedFields(obj, undefined, this.managerInfo(caller, ''), this.resource.schema, this.resource.subresources.status !== undefined)
+      }
       this.checkManagedFields(obj)
       if (opts.dryRun) return { json: JSON.stringify(obj), object: obj }
       for (let attempt = 1; ; attempt++) {
@@ -321,7 +329,10 @@ export class GenericStore extends StoreReads {
     this.validateOrThrow(obj, old, ctx)
     await this.admission.validate(attrs)
     this.resource.strategy.canonicalize?.(obj)
-    if (opts.managedFieldsSet !== true) recordManagedFields(obj, old, this.managerInfo(caller, sub), this.resource.schema, this.resource.subresources.status !== undefined, sub === '' ? [] : this.resource.subresources[sub]!.resetMetadata)
+    if (opts.managedFieldsSet !== true) {
+      this.checkSentManagedFields(obj, old)
+      recordManagedFields(obj, old, this.managerInfo(caller, sub), this.resource.schema, this.resource.subresources.status !== undefined, sub === '' ? [] : this.resource.subresources[sub]!.resetMetadata)
+    }
     this.checkManagedFields(obj)
     if (isDeepStrictEqual(withoutVolatile(obj), withoutVolatile(old)) &&
         isDeepStrictEqual(obj.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })), old.metadata.managedFields?.map((e: AnyObject) => ({ ...e, time: undefined })))) {

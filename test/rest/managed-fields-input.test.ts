@@ -38,3 +38,15 @@ test('a manager name over 128 bytes in an entry is 422; a printable non-ASCII fi
   assert.equal(tab.statusCode, 422, tab.body)
   assert.match(tab.json().message, /fieldManager: Invalid value: "abc\\tdef": invalid character U\+0009 \(at position 3\)/)
 })
+
+test('an entry with an operation other than Apply or Update, or another fieldsType, is 422; [{}] still clears', async (t) => {
+  const app = await buildTestApp(t)
+  const created = (await app.request({ method: 'POST', url: `${CM}?fieldManager=creator`, payload: { metadata: { name: 'ops' }, data: { a: '1' } } })).json()
+  const put = (entries: AnyObject[]) => app.request({ method: 'PUT', url: `${CM}/ops`, payload: { ...created, metadata: { ...created.metadata, managedFields: entries } } })
+  assertInvalid(await put([{ ...entry('m', { 'f:data': { 'f:a': {} } }), operation: 'Replace' }]), 'metadata.managedFields[0].operation', 'FieldValueInvalid', 'must be `Apply` or `Update`')
+  assertInvalid(await put([{ ...entry('m', { 'f:data': { 'f:a': {} } }), fieldsType: 'FieldsV2' }]), 'metadata.managedFields[0].fieldsType', 'FieldValueInvalid', 'must be `FieldsV1`')
+  assert.deepEqual((await app.request({ method: 'GET', url: `${CM}/ops` })).json(), created)
+  const cleared = await put([{}])
+  assert.equal(cleared.statusCode, 200, cleared.body)
+  assert.equal(cleared.json().metadata.managedFields, undefined)
+})
