@@ -8,6 +8,8 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY bin ./bin
+COPY server ./server
+COPY machinery ./machinery
 COPY plugins ./plugins
 COPY resources ./resources
 COPY storage ./storage

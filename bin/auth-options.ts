@@ -1,7 +1,7 @@
 // The authentication part of the app options, from the flags: files are read here so a
 // missing or malformed one stops start-up with its name in the message.
 import { readFileSync } from 'node:fs'
-import type { AppOptions } from '../plugins/app.js'
+import type { AppOptions } from '../server/app.js'
 import type { Flags } from './flags.js'
 
 const read = (flag: string, path: string): string => {

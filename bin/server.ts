@@ -55,7 +55,7 @@ async function main (): Promise<void> {
   }
   // Start-up time: the app's modules load (and compile) and the certificates load while the
   // embedded PostgreSQL starts, rather than one after the other.
-  const loadingApp = import('../plugins/app.js')
+  const loadingApp = import('../server/app.js')
   loadingApp.catch(() => {})
   const loadingPki = import('../auth/pki.js').then(async (m) => ({ ...m, pki: await m.ensureCertificates(dataDir, { bindAddress: flags.bindAddress, certDir: flags.certDir, hosts: [flags.advertiseAddress, flags.externalHostname].filter((h): h is string => h !== undefined) }) }))
   loadingPki.catch(() => {})

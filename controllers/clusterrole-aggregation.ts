@@ -7,7 +7,7 @@ import { GROUPS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import type { GenericStore } from '../plugins/rest/store.js'
-import { matchesLabels, selectorRequirements } from '../plugins/rest/selectors.js'
+import { matchesLabels, selectorRequirements } from '../machinery/selectors.js'
 import { APISERVER_USER } from '../resources/user-info.js'
 import { whileLeading } from './loop.js'
 

@@ -9,7 +9,7 @@ export const MICRO_TIME_LAYOUT = '2006-01-02T15:04:05.000000Z07:00'
 
 /**
  * The schema of a MicroTime field (null reads as unset). `microTime` marks it for the request
- * decoder (plugins/rest/schema-check.ts); OpenAPI shows it as the reference does, a date-time.
+ * decoder (machinery/schema-check.ts); OpenAPI shows it as the reference does, a date-time.
  */
 export const MicroTime = (opts: object = {}) =>
   Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { ...opts, microTime: true })

@@ -11,7 +11,7 @@ const OUT = join(ROOT, 'dist')
 /** What the last build was made from; equal to what is there now, there is nothing to do. */
 const STAMP = join(OUT, '.build-stamp')
 /** The directories the server's code lives in (tests and benchmarks run from sources). */
-const SOURCE_DIRS = ['bin', 'plugins', 'resources', 'storage', 'admission', 'auth', 'controllers']
+const SOURCE_DIRS = ['bin', 'server', 'machinery', 'plugins', 'resources', 'storage', 'admission', 'auth', 'controllers']
 /** Files the code reads relative to its own module (`new URL(..., import.meta.url)`). */
 const ASSETS = ['plugins/protobuf/proto', 'plugins/openapi/openapiv2.proto', 'package.json']
 

@@ -3,7 +3,7 @@
 // matches them.
 import type { AdmissionAttributes } from '../chain.js'
 import { GROUP_ALIASES, GROUPS } from '../../resources/naming.js'
-import { matchesLabels, selectorRequirements } from '../../plugins/rest/selectors.js'
+import { matchesLabels, selectorRequirements } from '../../machinery/selectors.js'
 
 type AnyObject = Record<string, any>
 

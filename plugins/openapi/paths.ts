@@ -2,7 +2,7 @@
 // and verb, each marked with x-kubernetes-action and x-kubernetes-group-version-kind.
 import type { Resource, Verb } from '../../resources/define.js'
 import { GROUP_SUFFIX, MEDIA_TYPES, UPSTREAM_GROUP_SUFFIX } from '../../resources/naming.js'
-import { PATCH_TYPES } from '../rest/patch.js'
+import { PATCH_TYPES } from '../../machinery/patch.js'
 import { defineKind, gvk, SHARED_NAMES, type JsonSchema, type SchemaBuilder } from './schemas.js'
 
 type ParamType = 'string' | 'integer' | 'boolean'

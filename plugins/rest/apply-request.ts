@@ -2,7 +2,7 @@
 // compare-and-swap loop (admission sees UPDATE), or created when there is none (CREATE).
 import type { AnyObject } from '../../resources/define.js'
 import { badRequest, conflict } from '../../resources/status.js'
-import { applyConfiguration, checkApplyBody, type ApplyContext } from './apply.js'
+import { applyConfiguration, checkApplyBody, type ApplyContext } from '../../machinery/apply.js'
 import { now, type Caller, type GenericStore } from './store.js'
 import type { WriteOptions } from './options.js'
 

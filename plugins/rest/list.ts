@@ -3,7 +3,7 @@
 import { expired, tooLargeResourceVersion } from '../../resources/status.js'
 import type { AnyObject } from '../../resources/define.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache } from '../../storage/interface.js'
-import { matchesFields, matchesLabels, type FieldSelector, type LabelSelector } from './selectors.js'
+import { matchesFields, matchesLabels, type FieldSelector, type LabelSelector } from '../../machinery/selectors.js'
 import { encodeContinue } from './continue.js'
 
 export interface ListResult {

@@ -1,7 +1,7 @@
 // Query options of each verb, parsed and validated as the reference server does: malformed
 // values are 400, semantically invalid ones 422 with the options kind (ListOptions, ...).
 import { badRequest, invalid, type FieldError } from '../../resources/status.js'
-import { fieldManagerProblems } from './field-manager-names.js'
+import { fieldManagerProblems } from '../../machinery/field-manager-names.js'
 import { GROUPS } from '../../resources/naming.js'
 
 type Query = Record<string, string | string[] | undefined>

@@ -6,7 +6,7 @@ import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type S
 import type { FeatureGates } from '../../resources/feature-gates.js'
 import { listFromCache, listFromStorage, type ListResult, type StorageListing } from './list.js'
 import { storageErrorToStatus } from './storage-errors.js'
-import { parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from './selectors.js'
+import { parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from '../../machinery/selectors.js'
 import { decodeContinue } from './continue.js'
 import type { ListOptions } from './options.js'
 import type { GenericStore } from './store.js'

@@ -7,7 +7,7 @@ import { StorageError, type CacheEvent, type CachedObject } from '../../storage/
 import { expired } from '../../resources/status.js'
 import type { GenericStore } from './store.js'
 import type { ListOptions } from './options.js'
-import { matchesFields, matchesLabels } from './selectors.js'
+import { matchesFields, matchesLabels } from '../../machinery/selectors.js'
 import { table } from './table.js'
 import type { Representation } from './negotiation.js'
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import * as k8s from '@kubernetes/client-node'
 import { ensureCertificates, writeKubeconfig } from '../../auth/pki.js'
-import { buildApp } from '../../plugins/app.js'
+import { buildApp } from '../../server/app.js'
 import { freshDatabase } from '../helpers/postgres.js'
 
 async function until (what: string, check: () => boolean, ms = 15000): Promise<void> {

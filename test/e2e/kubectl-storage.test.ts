@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { buildApp } from '../../plugins/app.js'
+import { buildApp } from '../../server/app.js'
 import { ensureCertificates, writeKubeconfig } from '../../auth/pki.js'
 import { freshDatabase } from '../helpers/postgres.js'
 

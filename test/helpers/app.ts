@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { buildApp, type AppOptions } from '../../plugins/app.js'
+import { buildApp, type AppOptions } from '../../server/app.js'
 import { freshDatabase } from './postgres.js'
 
 /** Token users every test app knows: token → [user, uid, groups]. */

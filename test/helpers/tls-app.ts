@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ensureCertificates, writeKubeconfig } from '../../auth/pki.js'
-import type { AppOptions } from '../../plugins/app.js'
+import type { AppOptions } from '../../server/app.js'
 import { buildTestApp, type TestApp } from './app.js'
 
 export interface TestServer extends TestApp {

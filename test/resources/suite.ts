@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import { after, before } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
-import type { AppOptions } from '../../plugins/app.js'
+import type { AppOptions } from '../../server/app.js'
 
 export interface Cause { reason: string, message: string, field: string }
 

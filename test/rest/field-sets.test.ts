@@ -3,8 +3,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Type } from '@sinclair/typebox'
-import { FieldSet, pathString } from '../../plugins/rest/field-set.js'
-import { compare, mergeApplied, removeFields, toFieldSet } from '../../plugins/rest/typed-value.js'
+import { FieldSet, pathString } from '../../machinery/field-set.js'
+import { compare, mergeApplied, removeFields, toFieldSet } from '../../machinery/typed-value.js'
 import serviceaccounts from '../../resources/serviceaccounts.js'
 
 const item = Type.Object({ name: Type.String(), port: Type.Optional(Type.Integer()), proto: Type.Optional(Type.String({ default: 'TCP' })), v: Type.Optional(Type.String()) })

@@ -3,7 +3,7 @@
 // changed to its manager; nodes a write brings into being are members (`.`) of its set.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { recordManagedFields } from '../../plugins/rest/managed-fields.js'
+import { recordManagedFields } from '../../machinery/managed-fields.js'
 import configmaps from '../../resources/configmaps.js'
 import pods from '../../resources/pods.js'
 

@@ -2,7 +2,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Type } from '@sinclair/typebox'
-import { checkAgainstSchema } from '../../plugins/rest/schema-check.js'
+import { checkAgainstSchema } from '../../machinery/schema-check.js'
 
 const schema = Type.Object({ phase: Type.Optional(Type.Union([Type.Literal('Active'), Type.Literal('Terminating')])) }, { additionalProperties: false })
 

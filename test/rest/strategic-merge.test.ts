@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { Type, type TSchema } from '@sinclair/typebox'
-import { strategicMergePatch } from '../../plugins/rest/strategic-merge.js'
+import { strategicMergePatch } from '../../machinery/strategic-merge.js'
 import { ApiError } from '../../resources/status.js'
 
 const MergeItem: TSchema = Type.Recursive(This => Type.Object({

@@ -3,8 +3,8 @@
 // and subresource gathers what its writes changed. Every write takes what it changes from the
 // others; only an apply can fail for it (apply.ts).
 import { isDeepStrictEqual } from 'node:util'
-import type { AnyObject } from '../../resources/define.js'
-import type { FieldError } from '../../resources/status.js'
+import type { AnyObject } from '../resources/define.js'
+import type { FieldError } from '../resources/status.js'
 import { FieldSet, fieldElement, type FieldPath } from './field-set.js'
 import { compare, shapeOf, type Comparison } from './typed-value.js'
 

@@ -1,6 +1,6 @@
 // Label and field selectors: parsed once per request, matched against cached attributes.
-import { badRequest } from '../../resources/status.js'
-import { labelValueProblems, qualifiedNameProblems } from '../../resources/validation.js'
+import { badRequest } from '../resources/status.js'
+import { labelValueProblems, qualifiedNameProblems } from '../resources/validation.js'
 
 export type LabelOperator = 'exists' | '!' | '=' | '!=' | 'in' | 'notin' | 'gt' | 'lt'
 export interface LabelRequirement { key: string, op: LabelOperator, values: string[] }

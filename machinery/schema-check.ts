@@ -1,9 +1,9 @@
 // One pass over a request body against its kind's JSON schema: fills defaults, finds unknown
 // fields (dropped, warned or refused by fieldValidation) and type errors, with k8s field paths.
-import type { FieldError } from '../../resources/status.js'
-import { decodeQuantity, QUANTITY_MESSAGE } from '../../resources/quantity.js'
-import { decodeMicroTime } from '../../resources/micro-time.js'
-import { badRequest } from '../../resources/status.js'
+import type { FieldError } from '../resources/status.js'
+import { decodeQuantity, QUANTITY_MESSAGE } from '../resources/quantity.js'
+import { decodeMicroTime } from '../resources/micro-time.js'
+import { badRequest } from '../resources/status.js'
 
 type Schema = Record<string, any>
 

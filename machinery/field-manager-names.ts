@@ -2,7 +2,7 @@
 // (fieldManager) and in every metadata.managedFields entry: at most 128 bytes, every character
 // printable in Unicode's sense (unicode.IsPrint: letters, marks, numbers, punctuation, symbols
 // and the ASCII space), so `café-manager` is a name and a tab is not.
-import type { FieldError } from '../../resources/status.js'
+import type { FieldError } from '../resources/status.js'
 
 export const MAX_FIELD_MANAGER_BYTES = 128
 const NOT_PRINTABLE = /[^\p{L}\p{M}\p{N}\p{P}\p{S} ]/gu

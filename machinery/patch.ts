@@ -1,8 +1,8 @@
 // Patch forms applied to the stored object: JSON Patch (RFC 6902), JSON Merge Patch (RFC 7386)
 // and strategic merge patch (strategic-merge.ts).
 import jsonpatch from 'fast-json-patch'
-import { ApiError, badRequest, invalid } from '../../resources/status.js'
-import { MEDIA_TYPES } from '../../resources/naming.js'
+import { ApiError, badRequest, invalid } from '../resources/status.js'
+import { MEDIA_TYPES } from '../resources/naming.js'
 import type { TSchema } from '@sinclair/typebox'
 import { strategicMergePatch } from './strategic-merge.js'
 import { firstUndecodable } from './schema-check.js'

@@ -2,9 +2,9 @@
 // live object, fields its manager applied before and now leaves out removed, and conflicts with
 // other managers refused unless forced. As the reference's structured-merge-diff Updater.Apply.
 import { isDeepStrictEqual } from 'node:util'
-import type { AnyObject, Resource } from '../../resources/define.js'
-import { ApiError, badRequest, type StatusCause } from '../../resources/status.js'
-import { ANNOTATIONS } from '../../resources/naming.js'
+import type { AnyObject, Resource } from '../resources/define.js'
+import { ApiError, badRequest, type StatusCause } from '../resources/status.js'
+import { ANNOTATIONS } from '../resources/naming.js'
 import { pathString, type FieldPath, type FieldSet } from './field-set.js'
 import { compare, mergeApplied, removeFields, toFieldSet } from './typed-value.js'
 import { decodeOwners, emptyObject, ownable, ownableChanges, ownerKey, setOwners, withoutManagedFields, type ManagerInfo, type Owner } from './managed-fields.js'

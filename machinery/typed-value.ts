@@ -5,7 +5,7 @@
 // x-kubernetes-map-type granular (the default) or atomic. Without a schema a value is
 // unstructured: keys are fields, lists atomic.
 import { isDeepStrictEqual } from 'node:util'
-import { badRequest } from '../../resources/status.js'
+import { badRequest } from '../resources/status.js'
 import { FieldSet, fieldElement, keyElement, valueElement, type FieldPath, type PathElement } from './field-set.js'
 
 type Json = Record<string, unknown>

@@ -3,7 +3,7 @@
 // falling back to x-kubernetes-list-type set/map. Directives: $patch (replace, delete, merge),
 // $retainKeys, $deleteFromPrimitiveList/<field>, $setElementOrder/<field>.
 import type { TSchema } from '@sinclair/typebox'
-import { badRequest } from '../../resources/status.js'
+import { badRequest } from '../resources/status.js'
 
 type Json = Record<string, unknown>
 type Schema = Record<string, any> | undefined
