@@ -2,10 +2,8 @@
 // does already; enabling it only earns the reference server's deprecation warning at start.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { warnDeprecatedWhenEnabled } from './deprecated-plugin.js'
 
 export default fp(async function alwaysAdmit (fastify: FastifyInstance) {
   // Admitting everything needs no look at any request.
   fastify.admission.add({ name: 'AlwaysAdmit', handles: () => false })
-  warnDeprecatedWhenEnabled(fastify, 'AlwaysAdmit')
 }, { name: 'admission:always-admit', dependencies: ['admission'] })

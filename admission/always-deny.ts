@@ -9,7 +9,6 @@ import { forbidden } from '../resources/status.js'
 import { CONTROLLER_USER } from '../resources/naming.js'
 import { APISERVER_USER } from '../resources/user-info.js'
 import type { AdmissionAttributes } from './chain.js'
-import { warnDeprecatedWhenEnabled } from './deprecated-plugin.js'
 
 const SERVER_ITSELF = new Set([APISERVER_USER.username, CONTROLLER_USER.username])
 
@@ -19,5 +18,4 @@ const deny = (a: AdmissionAttributes): never => {
 
 export default fp(async function alwaysDeny (fastify: FastifyInstance) {
   fastify.admission.add({ name: 'AlwaysDeny', handles: (a) => !SERVER_ITSELF.has(a.user.username), mutate: deny, validate: deny })
-  warnDeprecatedWhenEnabled(fastify, 'AlwaysDeny')
 }, { name: 'admission:always-deny', dependencies: ['admission'] })

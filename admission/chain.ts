@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import type { AnyObject, Resource } from '../resources/define.js'
 import type { UserInfo } from '../resources/user-info.js'
 import { readAdmissionConfigFile } from './config-file.js'
-import { checkPluginNames } from './plugin-names.js'
+import { checkPluginNames, type AdmissionPluginEntry } from './index.js'
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'
 
@@ -57,8 +57,9 @@ export interface Reinvocation {
 }
 
 export interface AdmissionPlugin {
+  /** Its entry's name in the admission plugins list (admission/index.ts). */
   name: string
-  /** Runs whatever the flags say (checks that are part of a kind's storage upstream, such as RBAC escalation). */
+  /** Not in the list but added at run time (a test's probe): runs whatever the flags say. */
   alwaysOn?: boolean
   /** Whether this plugin looks at the request at all. */
   handles (a: AdmissionAttributes): boolean
@@ -109,23 +110,22 @@ export interface AdmissionOptions {
   now?: () => number
 }
 
-/** Plugins on by default, as the reference server has them (those this server implements register themselves). */
-export const DEFAULT_ENABLED = [
-  'NamespaceLifecycle', 'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction',
-  'DefaultIngressClass', 'DefaultStorageClass', 'DefaultTolerationSeconds', 'LimitRanger',
-  'MutatingAdmissionWebhook', 'PersistentVolumeClaimResize', 'PodSecurity', 'Priority', 'ResourceQuota',
-  'RuntimeClass', 'ServiceAccount', 'StorageObjectInUseProtection', 'TaintNodesByCondition',
-  'ValidatingAdmissionWebhook'
-]
-
 declare module 'fastify' {
   interface FastifyInstance { admission: AdmissionChain }
 }
 
-export default fp(async function admission (fastify: FastifyInstance, opts: AdmissionOptions) {
+export interface AdmissionChainOptions extends AdmissionOptions {
+  /** The plugins the server has, in chain order (admission/index.ts). */
+  plugins: readonly AdmissionPluginEntry[]
+}
+
+export default fp(async function admission (fastify: FastifyInstance, opts: AdmissionChainOptions) {
   checkPluginNames(opts)
-  const wanted = new Set([...DEFAULT_ENABLED, ...(opts.enable ?? [])])
+  const entries = new Map(opts.plugins.map(p => [p.name, p]))
+  const wanted = new Set([...opts.plugins.filter(p => p.enabled === 'default').map(p => p.name), ...(opts.enable ?? [])])
   for (const name of opts.disable ?? []) wanted.delete(name)
+  for (const p of opts.plugins) if (p.deprecated !== undefined && wanted.has(p.name)) fastify.log.warn(p.deprecated)
+  const runs = (entry: AdmissionPluginEntry): boolean => entry.enabled === 'always' || wanted.has(entry.name)
   const configurations = opts.configFile === undefined ? new Map<string, Record<string, any>>() : readAdmissionConfigFile(opts.configFile)
   const plugins: AdmissionPlugin[] = []
   const annotationLevels = new Map<string, AuditLevel>()
@@ -144,7 +144,14 @@ export default fp(async function admission (fastify: FastifyInstance, opts: Admi
     }
   }
   const chain: AdmissionChain = {
-    add (plugin) { if (plugin.alwaysOn === true || wanted.has(plugin.name)) plugins.push(plugin) },
+    add (plugin) {
+      if (plugin.alwaysOn === true) { plugins.push(plugin); return }
+      const entry = entries.get(plugin.name)
+      if (entry === undefined) throw new Error(`admission plugin ${plugin.name} is not in the admission plugins list`)
+      const phases = [plugin.mutate !== undefined && 'mutating', plugin.validate !== undefined && 'validating'].filter(p => p !== false)
+      if (entry.phase !== 'both' && phases.some(p => p !== entry.phase)) throw new Error(`admission plugin ${plugin.name} implements ${phases.join(' and ')}, its entry says ${entry.phase} only`)
+      if (runs(entry)) plugins.push(plugin)
+    },
     mutate (a) {
       return timed('admit', a, async () => {
         let again = false

@@ -32,15 +32,9 @@ function denyExec (name: string, checks: Checks) {
   }
 }
 
-export default fp(async function denyExecPlugins (fastify: FastifyInstance) {
-  const plugins = [
-    denyExec('DenyEscalatingExec', { hostNetwork: true, hostPID: true, hostIPC: true, privileged: true }),
-    denyExec('DenyExecOnPrivileged', { hostNetwork: false, hostPID: false, hostIPC: false, privileged: true })
-  ]
-  for (const plugin of plugins) {
-    fastify.admission.add(plugin)
-    if (fastify.admission.enabled().includes(plugin.name)) {
-      fastify.log.warn(`the ${plugin.name} admission plugin is deprecated; the PodSecurity admission plugin or a custom admission plugin that limits the creation of pods is recommended instead`)
-    }
-  }
-}, { name: 'admission:deny-exec', dependencies: ['admission'] })
+const denyExecPlugin = (name: string, checks: Checks) => fp(async function denyExecPlugin (fastify: FastifyInstance) {
+  fastify.admission.add(denyExec(name, checks))
+}, { name: `admission:${name}`, dependencies: ['admission'] })
+
+export const denyEscalatingExec = denyExecPlugin('DenyEscalatingExec', { hostNetwork: true, hostPID: true, hostIPC: true, privileged: true })
+export const denyExecOnPrivileged = denyExecPlugin('DenyExecOnPrivileged', { hostNetwork: false, hostPID: false, hostIPC: false, privileged: true })

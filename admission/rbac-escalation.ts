@@ -61,7 +61,6 @@ export default fp(async function rbacEscalation (fastify: FastifyInstance) {
 
   fastify.admission.add({
     name: 'RBACEscalation',
-    alwaysOn: true,
     handles: (a) => a.resource.group === GROUPS.rbac && a.subresource === '' && (a.operation === 'CREATE' || a.operation === 'UPDATE') &&
       (ROLE_KINDS.has(a.resource.plural) || BINDING_KINDS.has(a.resource.plural)),
     async validate (a) {

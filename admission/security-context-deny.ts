@@ -29,16 +29,12 @@ function forbiddenField (spec: Readonly<AnyObject>): string | undefined {
 }
 
 export default fp(async function securityContextDeny (fastify: FastifyInstance) {
-  const name = 'SecurityContextDeny'
   fastify.admission.add({
-    name,
+    name: 'SecurityContextDeny',
     handles: (a) => (a.operation === 'CREATE' || a.operation === 'UPDATE') && a.subresource === '' && a.resource.group === '' && a.resource.plural === 'pods' && a.object !== undefined,
     validate (a) {
       const why = forbiddenField(a.object!.spec ?? {})
       if (why !== undefined) throw forbidden(PODS, a.object!.metadata?.name ?? a.name, why)
     }
   })
-  if (fastify.admission.enabled().includes(name)) {
-    fastify.log.warn(`${name} admission controller is deprecated. Please remove this controller from your configuration files and scripts.`)
-  }
 }, { name: 'admission:security-context-deny', dependencies: ['admission'] })

@@ -1,6 +1,6 @@
 // Command-line flags, named as the reference server names them.
 import { isIP } from 'node:net'
-import { checkPluginNames } from '../admission/plugin-names.js'
+import { checkPluginNames } from '../admission/index.js'
 import { featureGates, parseFeatureGateFlag } from '../resources/feature-gates.js'
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE, servicePools } from '../resources/services.js'
 export interface Flags {

@@ -5,7 +5,7 @@
 // loops. system-namespaces and rbac-bootstrap are no loops but start-up writes of the server
 // itself (the reference server's post-start hooks): each replica makes them, as create-if-absent
 // and compare-and-swap updates, so that a replica never serves without its namespaces and roles.
-import type { FastifyPluginAsync } from 'fastify'
+import type { FamilyEntry } from '../plugins/family.js'
 import tokenCleaner from './token-cleaner.js'
 import serviceAccountController from './serviceaccounts.js'
 import serviceAccountTokenController from './serviceaccount-tokens.js'
@@ -37,14 +37,10 @@ export interface ControllerContext {
   kubernetesService?: { clusterIP: string, port: number }
 }
 
-export interface ControllerEntry {
-  /** The name `--controllers` uses. */
-  name: string
-  plugin: FastifyPluginAsync<any>
+/** A controller: its name is the one `--controllers` uses; options undefined means it cannot run with these settings. */
+export interface ControllerEntry extends FamilyEntry<ControllerContext> {
   /** `default`: run under `*`; `optional`: only when named; `always`: whatever the flag says. */
   enabled: 'default' | 'optional' | 'always'
-  /** Its plugin options; undefined means the controller cannot run with these options. */
-  options?: (ctx: ControllerContext) => Record<string, unknown> | undefined
 }
 
 export const CONTROLLERS: ControllerEntry[] = [

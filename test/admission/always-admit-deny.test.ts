@@ -3,7 +3,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp } from '../helpers/app.js'
-import { deprecationWarning } from '../../admission/deprecated-plugin.js'
+import { deprecationWarning } from '../../admission/index.js'
 
 const configmaps = '/api/v1/namespaces/default/configmaps'
 

@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp } from '../helpers/app.js'
-import { DEFAULT_ENABLED } from '../../admission/chain.js'
+import { DEFAULT_ENABLED } from '../../admission/index.js'
 import { HOSTNAME_LABEL, NODE_TAINTS } from '../../resources/naming.js'
 
 const pods = '/api/v1/namespaces/default/pods'

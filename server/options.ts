@@ -1,0 +1,54 @@
+// What buildApp takes: the server's settings, as the command line (bin/) fills them from flags.
+// Each family reads its own part (AuthenticationSettings, AuthorizationSettings, ...).
+import type { FastifyServerOptions } from 'fastify'
+import type { AuthenticationSettings } from '../auth/authenticators/index.js'
+import type { AuthorizationSettings } from '../auth/authorizers/index.js'
+import type { AdmissionOptions } from '../admission/chain.js'
+import type { ServiceAccountOptions } from '../auth/service-account-tokens.js'
+import type { ClusterSigningOptions } from '../auth/csr-signer.js'
+import type { AuditOptions } from '../plugins/audit/index.js'
+import type { LeaderElectionOptions } from '../controllers/leader-election.js'
+import type { ShutdownOptions } from '../plugins/shutdown.js'
+import type { ServiceRanges } from '../resources/services.js'
+
+export interface AppOptions extends AuthenticationSettings, AuthorizationSettings {
+  databaseUrl: string
+  /** 0 disables compaction (tests that exercise it compact explicitly). */
+  compactionIntervalMs?: number
+  /** Compaction never drops the newest this-many revisions (default 1000). */
+  compactionMinRetain?: number
+  logger?: FastifyServerOptions['logger']
+  /** A log line per request, as the reference server writes at -v=3 and above; off by default. */
+  logRequests?: boolean
+  /** --enable/--disable-admission-plugins, --admission-control-config-file, --admission-webhook-service-address and the plugins' own flags. */
+  admission?: AdmissionOptions
+  bookmarkIntervalMs?: number
+  /** Unsent watch output at which a slow client's stream is closed (default 16 MiB). */
+  watchMaxBufferedBytes?: number
+  /** --api-audiences: what request tokens must be valid for; default the service-account issuer. */
+  apiAudiences?: string[]
+  /** --controllers: `*` for every default controller, names to add, `-name` to remove. Default `*`. */
+  controllers?: string[]
+  /** --service-account-* flags; without keys a key pair is generated for this process. */
+  serviceAccounts?: ServiceAccountOptions
+  /** The CA clients of this server trust: ca.crt of token secrets and of the root CA ConfigMap. */
+  rootCAPem?: string
+  /** --cluster-signing-*: the CA (default the generated one) that signs approved certificate requests. */
+  clusterSigning?: ClusterSigningOptions
+  /** --show-hidden-metrics-for-version */
+  showHiddenMetricsForVersion?: string
+  /** --runtime-config: `<group>/<version>[/<resource>]=true|false`, `api/all`, `api/ga`, `api/beta`, `api/alpha`. */
+  runtimeConfig?: string[]
+  /** --feature-gates (`{ WatchList: false }`); unknown, removed and locked gates throw. */
+  featureGates?: Record<string, boolean>
+  /** --audit-policy-file and --audit-log-*: no audit log without both a policy and a path. */
+  audit?: AuditOptions
+  /** --leader-elect* flags: which replica on the database runs the controllers. */
+  leaderElection?: LeaderElectionOptions
+  /** Graceful close (the server process): connections finish rather than being cut at close. */
+  shutdown?: ShutdownOptions
+  /** --service-cluster-ip-range and --service-node-port-range: what Services are allocated from. */
+  services?: ServiceRanges
+  /** The port this server listens on: the `kubernetes` Service's target port (default 6443). */
+  securePort?: number
+}
