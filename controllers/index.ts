@@ -5,7 +5,7 @@
 // loops. system-namespaces and rbac-bootstrap are no loops but start-up writes of the server
 // itself (the reference server's post-start hooks): each replica makes them, as create-if-absent
 // and compare-and-swap updates, so that a replica never serves without its namespaces and roles.
-import type { FamilyEntry } from '../plugins/family.js'
+import type { FamilyEntry } from '../resources/plugin-family.js'
 import tokenCleaner from './token-cleaner.js'
 import serviceAccountController from './serviceaccounts.js'
 import serviceAccountTokenController from './serviceaccount-tokens.js'

@@ -1,6 +1,6 @@
 // The authenticator family, in the order the chain asks them (bearer-token methods in this order
 // too); anonymous comes last whatever its place, as the chain puts it there.
-import type { FamilyEntry } from '../../plugins/family.js'
+import type { FamilyEntry } from '../../resources/plugin-family.js'
 import requestHeader, { type RequestHeaderOptions } from './request-header.js'
 import x509 from './x509.js'
 import tokenFile from './token-file.js'

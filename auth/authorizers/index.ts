@@ -1,5 +1,5 @@
 // The authorizer modes --authorization-mode names; the chain asks them in the flag's order.
-import type { FamilyEntry } from '../../plugins/family.js'
+import type { FamilyEntry } from '../../resources/plugin-family.js'
 import alwaysAllow from './always-allow.js'
 import alwaysDeny from './always-deny.js'
 import rbac from './rbac.js'
