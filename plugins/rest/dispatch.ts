@@ -85,7 +85,7 @@ export function restCall (request: FastifyRequest, reply: FastifyReply, context:
     const transforms = verb === 'get' || verb === 'list' || verb === 'watch'
     enc = { repr: negotiate(request.headers.accept, transforms, request.server.protobuf.supports(served.apiVersion, served.kind)), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
   }
-  const call: RestCall = {
+  return {
     request,
     reply,
     info,
@@ -102,5 +102,4 @@ export function restCall (request: FastifyRequest, reply: FastifyReply, context:
     handler,
     caller: undefined
   }
-  return call
 }
