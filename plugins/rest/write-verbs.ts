@@ -43,9 +43,6 @@ export async function update (call: RestCall): Promise<unknown> {
   return sendObject(call.reply, result.created ? 201 : 200, call.served, answerJson(call, result.json), call.enc)
 }
 
-/** A patch as read from the request: its type, options, caller and document. */
-interface PatchRequest<T extends PatchType = PatchType> { patchType: T, o: WriteOptions, c: Caller, patch: unknown }
-
 /** PATCH in any of its types; an apply patch is server-side apply. */
 export async function patch (call: RestCall): Promise<unknown> {
   const type = mediaType(call.request)
@@ -55,10 +52,11 @@ export async function patch (call: RestCall): Promise<unknown> {
   const c = callerOf(call, o.fieldManager)
   const document = decodeBody(call.request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
   checkDuplicates(call.request, o.fieldValidation, c, true, patchType !== 'apply')
-  return patchType === 'apply' ? await apply(call, { patchType, o, c, patch: document }) : await mergePatch(call, { patchType, o, c, patch: document })
+  if (patchType === 'apply') return await apply(call, o, c, document)
+  return await mergePatch(call, patchType, o, c, document)
 }
 
-async function apply (call: RestCall, { o, c, patch }: PatchRequest): Promise<unknown> {
+async function apply (call: RestCall, o: WriteOptions, c: Caller, patch: unknown): Promise<unknown> {
   const { converted, alias } = call
   // Through another group's form the applied configuration is converted first: field
   // ownership is recorded in the stored form's names.
@@ -70,7 +68,7 @@ async function apply (call: RestCall, { o, c, patch }: PatchRequest): Promise<un
   return sendObject(call.reply, result.created ? 201 : 200, call.served, answerJson(call, result.json), call.enc)
 }
 
-async function mergePatch (call: RestCall, { patchType, o, c, patch }: PatchRequest<Exclude<PatchType, 'apply'>>): Promise<unknown> {
+async function mergePatch (call: RestCall, patchType: Exclude<PatchType, 'apply'>, o: WriteOptions, c: Caller, patch: unknown): Promise<unknown> {
   const result = await call.store.update(call.namespace, call.info.name, (stored) => {
     // A patch through another group's form applies to the object in that form.
     const old = servedObject(call, stored)
