@@ -1,10 +1,11 @@
 // An apply PATCH through the generic store: merged into the live object under the store's
 // compare-and-swap loop (admission sees UPDATE), or created when there is none (CREATE).
 import type { AnyObject } from '../../resources/define.js'
-import { badRequest, conflict } from '../../resources/status.js'
+import { conflict } from '../../resources/status.js'
 import { applyConfiguration, checkApplyBody, type ApplyContext } from '../../machinery/apply.js'
 import { now, type Caller, type GenericStore } from './store.js'
 import type { WriteOptions } from './options.js'
+import { checkNameOnUrl } from './object-identity.js'
 
 export interface ApplyRequest {
   namespace: string
@@ -39,9 +40,7 @@ export async function serverSideApply (store: GenericStore, req: ApplyRequest): 
     if (typeof meta.uid === 'string' && meta.uid !== '') {
       throw conflict(store.gr, req.name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: `)
     }
-    if (meta.name !== undefined && meta.name !== req.name) {
-      throw badRequest(`the name of the object (${String(meta.name)}) does not match the name on the URL (${req.name})`)
-    }
+    checkNameOnUrl(meta.name, req.name)
     const created = applyConfiguration(undefined, config, ctx)
     created.metadata.name = req.name
     return created

@@ -6,8 +6,8 @@ import type { IncomingHttpHeaders } from 'node:http'
 import { isIPv6 } from 'node:net'
 import { ApiError, badRequest } from '../../resources/status.js'
 import type { AnyObject, ConnectDefinition, StreamLocation } from '../../resources/define.js'
-
-type Query = Record<string, string | string[] | undefined>
+import type { Query } from './options.js'
+import { callerOf, relay, type RestCall } from './rest-call.js'
 
 const INT32_MAX = 2147483647
 
@@ -55,4 +55,14 @@ export function unreachableStream (location: StreamLocation, headers: IncomingHt
   if (!isUpgradeRequest(headers)) return badRequest('Upgrade request required')
   const host = isIPv6(location.host) ? `[${location.host}]` : location.host
   return new ApiError(500, '', `error dialing backend: dial tcp ${host}:${location.port}: ${NO_NODE_AGENT_STREAMS}`)
+}
+
+/** A CONNECT request: GET (WebSocket) or POST (SPDY) on a named object, authorized as get or create. */
+export async function serveConnect (call: RestCall): Promise<unknown> {
+  const { request, info } = call
+  const def = call.served.subresources[call.subresource]!.connect!
+  const c = callerOf(call)
+  const location = await call.store.connect(call.namespace, info.name, call.subresource, connectOptions(def, call.query), c)
+  relay(call.reply, c)
+  throw unreachableStream(location, request.headers)
 }

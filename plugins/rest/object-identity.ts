@@ -36,5 +36,10 @@ export function checkUpdateName (obj: AnyObject, name: string): void {
   if (typeof own !== 'string' || own === '') {
     throw badRequest(`the name of the object (${name} based on URL) was undeterminable: name must be provided`)
   }
-  if (own !== name) throw badRequest(`the name of the object (${own}) does not match the name on the URL (${name})`)
+  checkNameOnUrl(own, name)
+}
+
+/** A name the body gives must be the one the URL names; an absent one is the URL's. */
+export function checkNameOnUrl (given: unknown, name: string): void {
+  if (given !== undefined && given !== name) throw badRequest(`the name of the object (${String(given)}) does not match the name on the URL (${name})`)
 }

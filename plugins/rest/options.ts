@@ -4,7 +4,7 @@ import { badRequest, invalid, type FieldError } from '../../resources/status.js'
 import { fieldManagerProblems } from '../../machinery/field-manager-names.js'
 import { GROUPS } from '../../resources/naming.js'
 
-type Query = Record<string, string | string[] | undefined>
+export type Query = Record<string, string | string[] | undefined>
 
 const one = (q: Query, name: string): string | undefined => {
   const v = q[name]

@@ -12,6 +12,7 @@ import { dedupOwnerReferences } from '../../resources/owner-references.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'
 import { validateMetadata } from './metadata-validation.js'
 import { checkUpdateName, decodedMetadata } from './object-identity.js'
+import { checkTypeMeta } from './type-meta.js'
 import { admissionAttributes } from './admission-attributes.js'
 import { recordManagedFields, sentEntryProblems } from '../../machinery/managed-fields.js'
 import { managedFieldsProblems } from '../../machinery/field-manager-names.js'
@@ -106,12 +107,7 @@ export class GenericStore extends StoreReads {
   }
 
   private checkTypeMeta (obj: AnyObject): void {
-    if (obj.apiVersion !== undefined && obj.apiVersion !== this.resource.apiVersion) {
-      throw badRequest(`the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${this.resource.apiVersion})`)
-    }
-    if (obj.kind !== undefined && obj.kind !== this.resource.kind) {
-      throw badRequest(`the kind in the data (${String(obj.kind)}) does not match the expected kind (${this.resource.kind})`)
-    }
+    checkTypeMeta(obj, this.resource)
   }
 
   /** A fresh object with kind and apiVersion first, as the reference server serialises. */

@@ -1,0 +1,95 @@
+// The kinds the server knows (`fastify.resources`): each kind's store, and the paths that
+// reach it — its own group version, its older versions, and other groups' forms of it.
+import type { FastifyInstance } from 'fastify'
+import { keyPrefix, type AnyObject, type Resource, type VersionLifecycle } from '../../resources/define.js'
+import { featureGates, type FeatureGates } from '../../resources/feature-gates.js'
+import type { StoragePools } from '../../storage/value-pools.js'
+import { GenericStore } from './store.js'
+import type { ConvertedServing, ResourceRegistry } from './index.js'
+
+export interface RegistryOptions {
+  /** Whether a kind's group version is served (--runtime-config); a kind not served is still stored. */
+  served?: (group: string, version: string, plural: string, removed?: boolean) => boolean
+  /** --feature-gates; every gate at its default when absent. */
+  features?: FeatureGates
+}
+
+const pathOf = (group: string, version: string, plural: string): string => `${group}/${version}/${plural}`
+
+/** A converted form as discovery lists it: the stored kind's endpoints under the form's names and schema. */
+function convertedView (stored: Resource, conversion: ConvertedServing['conversion']): Resource {
+  return {
+    ...stored,
+    group: conversion.group,
+    version: conversion.version,
+    apiVersion: `${conversion.group}/${conversion.version}`,
+    kind: conversion.kind,
+    listKind: `${conversion.kind}List`,
+    schema: conversion.schema,
+    columns: conversion.columns,
+    fieldSelectors: undefined,
+    subresources: {},
+    // A deprecated form lists itself, as the deprecation hooks look for.
+    olderVersions: conversion.deprecated === undefined ? undefined : [conversion],
+    servedAs: undefined
+  }
+}
+
+export function createRegistry (fastify: FastifyInstance, pools: StoragePools, opts: RegistryOptions): ResourceRegistry {
+  const stores: GenericStore[] = []
+  const served: Resource[] = []
+  const olderVersions = new Map<string, VersionLifecycle>()
+  const convertedVersions = new Map<string, ConvertedServing>()
+  const byPath = new Map<string, GenericStore>()
+  const byGroupResource = new Map<string, GenericStore>()
+  const isServed = (group: string, version: string, plural: string, removed?: boolean): boolean =>
+    opts.served?.(group, version, plural, removed) !== false
+
+  const registry: ResourceRegistry = {
+    add (resource) {
+      const cache = fastify.watchCaches.register(keyPrefix(resource), (obj: AnyObject) => store.attrs(obj))
+      // Its own subresource table: addSubresource must not reach kinds of other app instances.
+      const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry, pools)
+      stores.push(store)
+      byGroupResource.set(`${resource.plural}.${resource.group}`, store)
+      if (isServed(resource.group, resource.version, resource.plural)) {
+        served.push(store.resource)
+        byPath.set(pathOf(resource.group, resource.version, resource.plural), store)
+      }
+      // Older versions: the same store, the objects' apiVersion rewritten on the way in and out.
+      for (const older of resource.olderVersions ?? []) {
+        if (!isServed(resource.group, older.version, resource.plural, older.removed !== undefined)) continue
+        const path = pathOf(resource.group, older.version, resource.plural)
+        served.push({ ...store.resource, version: older.version, apiVersion: `${resource.group}/${older.version}` })
+        byPath.set(path, store)
+        olderVersions.set(path, older)
+      }
+      // Other groups' forms of the kind: the same store, objects converted on the way in and out.
+      for (const conversion of resource.servedAs ?? []) {
+        if (!isServed(conversion.group, conversion.version, resource.plural, conversion.removed !== undefined)) continue
+        const path = pathOf(conversion.group, conversion.version, resource.plural)
+        const view = convertedView(store.resource, conversion)
+        served.push(view)
+        byPath.set(path, store)
+        // find() by the served group reaches the store too (discovery's storage version hash).
+        byGroupResource.set(`${resource.plural}.${conversion.group}`, store)
+        convertedVersions.set(path, { conversion, served: view })
+        if (conversion.deprecated !== undefined) olderVersions.set(path, conversion)
+      }
+      return store
+    },
+    all: () => stores,
+    features: opts.features ?? featureGates(),
+    served: () => served,
+    olderVersion: (group, version, plural) => olderVersions.get(pathOf(group, version, plural)),
+    converted: (group, version, plural) => convertedVersions.get(pathOf(group, version, plural)),
+    lookup: (group, version, plural) => byPath.get(pathOf(group, version, plural)),
+    find: (plural, group) => byGroupResource.get(`${plural}.${group}`),
+    addSubresource (plural, group, name, def) {
+      const store = byGroupResource.get(`${plural}.${group}`)
+      if (store === undefined) throw new Error(`subresource ${name} of unknown resource ${plural}.${group}`)
+      store.resource.subresources[name] = def
+    }
+  }
+  return registry
+}

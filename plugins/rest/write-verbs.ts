@@ -1,0 +1,92 @@
+// The write verbs: create, update, patch and server-side apply, the body read in the path's form
+// and written in the stored one.
+import { badRequest, unsupportedMediaType } from '../../resources/status.js'
+import type { AnyObject } from '../../resources/define.js'
+import { applyPatch, PATCH_TYPES, type PatchType } from '../../machinery/patch.js'
+import { serverSideApply } from './apply-request.js'
+import { sendDocument, sendObject } from './encode.js'
+import { parseWriteOptions, type WriteOptions } from './options.js'
+import { checkDuplicates, decodeBody, DEPTH_ERROR, mediaType } from './request-body.js'
+import { callerOf, relay, type RestCall } from './rest-call.js'
+import { answerJson, decodeServed, servedObject, toStored } from './served-form.js'
+import type { Caller } from './store.js'
+
+export async function create (call: RestCall): Promise<unknown> {
+  const o = parseWriteOptions(call.query, 'CreateOptions')
+  const c = callerOf(call, o.fieldManager)
+  const decoded = decodeServed(call, call.served.kind)
+  const name = (decoded.metadata as AnyObject | undefined)?.name ?? ''
+  checkDuplicates(call.request, o.fieldValidation, c, false)
+  const created = await call.store.create(call.namespace, toStored(call, decoded, o.fieldValidation, c, name), o, c)
+  relay(call.reply, c)
+  return sendObject(call.reply, 201, call.served, answerJson(call, created.json), call.enc)
+}
+
+/** POST on a named object's subresource: the kind answers a request object (a token for a service account). */
+export async function createOnSubresource (call: RestCall): Promise<unknown> {
+  const o = parseWriteOptions(call.query, 'CreateOptions')
+  const c = callerOf(call, o.fieldManager)
+  const answer = await call.store.createOnSubresource(call.namespace, call.info.name, call.subresource, decodeServed(call, call.stored.kind), o, c)
+  relay(call.reply, c)
+  return sendDocument(call.reply, 201, answer, call.enc)
+}
+
+export async function update (call: RestCall): Promise<unknown> {
+  const o = parseWriteOptions(call.query, 'UpdateOptions')
+  const c = callerOf(call, o.fieldManager)
+  // Decoded first: the duplicate scan expects a body that parses.
+  const decoded = decodeServed(call, call.served.kind)
+  checkDuplicates(call.request, o.fieldValidation, c, false)
+  const body = toStored(call, decoded, o.fieldValidation, c, call.info.name)
+  const result = await call.store.update(call.namespace, call.info.name, () => body, { ...o, subresource: call.subresource, createBody: body }, c)
+  relay(call.reply, c)
+  return sendObject(call.reply, result.created ? 201 : 200, call.served, answerJson(call, result.json), call.enc)
+}
+
+/** PATCH in any of its types; an apply patch is server-side apply. */
+export async function patch (call: RestCall): Promise<unknown> {
+  const type = mediaType(call.request)
+  const patchType = PATCH_TYPES[type]
+  if (patchType === undefined) throw unsupportedMediaType(type, Object.keys(PATCH_TYPES))
+  const o = parseWriteOptions(call.query, 'PatchOptions', patchType === 'apply')
+  const c = callerOf(call, o.fieldManager)
+  const document = decodeBody(call.request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
+  checkDuplicates(call.request, o.fieldValidation, c, true, patchType !== 'apply')
+  if (patchType === 'apply') return await apply(call, o, c, document)
+  return await mergePatch(call, patchType, o, c, document)
+}
+
+async function apply (call: RestCall, o: WriteOptions, c: Caller, patch: unknown): Promise<unknown> {
+  const { converted, alias } = call
+  // Through another group's form the applied configuration is converted first: field
+  // ownership is recorded in the stored form's names.
+  const body = converted === undefined || typeof patch !== 'object' || patch === null || Array.isArray(patch)
+    ? patch
+    : toStored(call, (patch as AnyObject).apiVersion === alias ? { ...(patch as AnyObject), apiVersion: call.served.apiVersion } : patch as AnyObject, o.fieldValidation, c, call.info.name)
+  const result = await serverSideApply(call.store, { namespace: call.namespace, name: call.info.name, subresource: call.subresource, body, alias: converted === undefined ? alias : undefined, options: o, caller: c })
+  relay(call.reply, c)
+  return sendObject(call.reply, result.created ? 201 : 200, call.served, answerJson(call, result.json), call.enc)
+}
+
+async function mergePatch (call: RestCall, patchType: Exclude<PatchType, 'apply'>, o: WriteOptions, c: Caller, patch: unknown): Promise<unknown> {
+  const result = await call.store.update(call.namespace, call.info.name, (stored) => {
+    // A patch through another group's form applies to the object in that form.
+    const old = servedObject(call, stored)
+    const patchedForm = applyPatch(patchType, old, patch, call.served.schema)
+    const patched = call.converted === undefined ? patchedForm : toStored(call, patchedForm, o.fieldValidation, c, call.info.name)
+    // A patch that names no resourceVersion is unconditional, whatever the stored one is.
+    if ((patched.metadata as AnyObject | undefined)?.resourceVersion === old.metadata.resourceVersion && !mentionsResourceVersion(patch)) {
+      delete (patched.metadata as AnyObject).resourceVersion
+    }
+    return patched
+  }, { ...o, subresource: call.subresource }, c)
+  relay(call.reply, c)
+  return sendObject(call.reply, 200, call.served, answerJson(call, result.json), call.enc)
+}
+
+/** Whether a patch document sets metadata.resourceVersion itself (a precondition). */
+function mentionsResourceVersion (patch: unknown): boolean {
+  if (Array.isArray(patch)) return patch.some(op => typeof op?.path === 'string' && op.path === '/metadata/resourceVersion')
+  const meta = (patch as AnyObject | null)?.metadata
+  return typeof meta === 'object' && meta !== null && 'resourceVersion' in meta
+}
