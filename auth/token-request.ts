@@ -22,7 +22,7 @@ export default fp(async function tokenRequest (fastify: FastifyInstance) {
   const tokens = fastify.serviceAccountTokens
   const apiAudiences = (): string[] => fastify.authn.apiAudiences.length > 0 ? fastify.authn.apiAudiences : [tokens.issuer]
 
-  fastify.resources.addSubresource('serviceaccounts', '', 'token', {
+  fastify.resources.addSubresource({ group: '', resource: 'serviceaccounts' }, 'token', {
     verbs: ['create'],
     sensitive: true,
     async create (_ctx, account, body) {

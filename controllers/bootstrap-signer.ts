@@ -21,8 +21,8 @@ const decoded = (secret: AnyObject, key: string): string => {
 
 export default fp(async function bootstrapSigner (fastify: FastifyInstance, opts: { now?: () => number }) {
   const now = opts.now ?? Date.now
-  const secrets = () => fastify.resources.find('secrets', '')!
-  const configmaps = () => fastify.resources.find('configmaps', '')!
+  const secrets = () => fastify.resources.find({ group: '', resource: 'secrets' })!
+  const configmaps = () => fastify.resources.find({ group: '', resource: 'configmaps' })!
   controllerLoop(fastify, {
     name: 'bootstrapsigner',
     watch: () => [

@@ -21,7 +21,7 @@ const RECOGNISERS = [
 ]
 
 export default fp(async function csrApproving (fastify: FastifyInstance) {
-  const csrs = () => fastify.resources.find('certificatesigningrequests', GROUPS.certificates)!
+  const csrs = () => fastify.resources.find({ group: GROUPS.certificates, resource: 'certificatesigningrequests' })!
 
   const mayCreate = async (csr: AnyObject, subresource: string): Promise<boolean> => (await fastify.authz.authorize({
     user: { username: csr.spec.username ?? '', uid: csr.spec.uid, groups: csr.spec.groups ?? [], extra: csr.spec.extra },

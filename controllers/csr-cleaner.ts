@@ -39,7 +39,7 @@ export function removalTime (csr: AnyObject): number {
 
 export default fp(async function csrCleaner (fastify: FastifyInstance, opts: CsrCleanerOptions) {
   const now = opts.now ?? Date.now
-  const csrs = () => fastify.resources.find('certificatesigningrequests', GROUPS.certificates)!
+  const csrs = () => fastify.resources.find({ group: GROUPS.certificates, resource: 'certificatesigningrequests' })!
   controllerLoop(fastify, {
     name: 'csrcleaner',
     watch: () => [csrs()],

@@ -19,7 +19,7 @@ export const awaitsSigning = (csr: AnyObject): boolean =>
 
 export default fp(async function csrSigning (fastify: FastifyInstance, opts: { signing: ClusterSigningOptions }) {
   const signer = await clusterSigner(opts.signing)
-  const csrs = () => fastify.resources.find('certificatesigningrequests', GROUPS.certificates)!
+  const csrs = () => fastify.resources.find({ group: GROUPS.certificates, resource: 'certificatesigningrequests' })!
   controllerLoop(fastify, {
     name: 'csrsigning',
     watch: () => [csrs()],

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify'
 import { FINALIZERS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { GenericStore } from '../plugins/rest/store.js'
+import type { ResourceStore } from '../resources/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 
 /** While a namespace still holds objects (some with finalizers of their own), look again this soon. */
@@ -13,7 +13,7 @@ const RETRY_MS = 1000
 
 export default fp(async function namespaceController (fastify: FastifyInstance) {
   const caller = controllerCaller('namespace-controller')
-  const namespaces = (): GenericStore => fastify.resources.find('namespaces', '')!
+  const namespaces = (): ResourceStore => fastify.resources.find({ group: '', resource: 'namespaces' })!
 
   /** Deletes what is left in the namespace; true once nothing is. */
   async function emptyNamespace (name: string): Promise<boolean> {

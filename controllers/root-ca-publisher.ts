@@ -7,8 +7,8 @@ import type { AnyObject } from '../resources/define.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 
 export default fp(async function rootCaPublisher (fastify: FastifyInstance, opts: { caCertPem: string }) {
-  const namespaces = () => fastify.resources.find('namespaces', '')!
-  const configmaps = () => fastify.resources.find('configmaps', '')!
+  const namespaces = () => fastify.resources.find({ group: '', resource: 'namespaces' })!
+  const configmaps = () => fastify.resources.find({ group: '', resource: 'configmaps' })!
   const caller = () => controllerCaller('root-ca-cert-publisher')
   controllerLoop(fastify, {
     name: 'root-ca-cert-publisher',

@@ -10,8 +10,8 @@ import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64')
 
 export default fp(async function serviceAccountTokenController (fastify: FastifyInstance, opts: { caCertPem?: string }) {
-  const secrets = () => fastify.resources.find('secrets', '')!
-  const accounts = () => fastify.resources.find('serviceaccounts', '')!
+  const secrets = () => fastify.resources.find({ group: '', resource: 'secrets' })!
+  const accounts = () => fastify.resources.find({ group: '', resource: 'serviceaccounts' })!
   const caller = () => controllerCaller('serviceaccount-token-controller')
 
   async function reconcile (secret: AnyObject): Promise<void> {

@@ -7,8 +7,8 @@ import type { AnyObject } from '../resources/define.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 
 export default fp(async function serviceAccountController (fastify: FastifyInstance) {
-  const namespaces = () => fastify.resources.find('namespaces', '')!
-  const accounts = () => fastify.resources.find('serviceaccounts', '')!
+  const namespaces = () => fastify.resources.find({ group: '', resource: 'namespaces' })!
+  const accounts = () => fastify.resources.find({ group: '', resource: 'serviceaccounts' })!
   controllerLoop(fastify, {
     name: 'serviceaccount',
     watch: () => [namespaces(), accounts()],

@@ -8,7 +8,7 @@ import { bootstrapExpiry } from '../auth/authenticators/bootstrap-token.js'
 import { controllerCaller, controllerLoop } from './loop.js'
 
 export default fp(async function tokenCleaner (fastify: FastifyInstance) {
-  const secrets = () => fastify.resources.find('secrets', '')!
+  const secrets = () => fastify.resources.find({ group: '', resource: 'secrets' })!
   controllerLoop(fastify, {
     name: 'tokencleaner',
     watch: () => [{ store: secrets(), when: e => e.attrs.fields.type === SECRET_TYPES.bootstrapToken }],

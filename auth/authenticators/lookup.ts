@@ -7,7 +7,7 @@ import { ApiError } from '../../resources/status.js'
  * seen it yet (just created), from storage; undefined when it does not exist.
  */
 export async function readObject (fastify: FastifyInstance, plural: string, group: string, namespace: string, name: string): Promise<AnyObject | undefined> {
-  const store = fastify.resources.find(plural, group)
+  const store = fastify.resources.find({ group: group, resource: plural })
   if (store === undefined) return undefined
   const cached = store.cache.get(store.key(namespace, name))
   if (cached !== undefined) return JSON.parse(cached.json) as AnyObject

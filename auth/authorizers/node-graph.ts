@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject } from '../../resources/define.js'
 import { GROUPS } from '../../resources/naming.js'
-import type { GenericStore } from '../../plugins/rest/store.js'
+import type { ResourceStore } from '../../resources/resource-store.js'
 import { podReferences } from '../../resources/pod-references.js'
 
 type Kind = 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'persistentvolumes' | 'volumeattachments'
@@ -23,12 +23,12 @@ export class NodeGraph {
 
   constructor (private readonly fastify: FastifyInstance) {}
 
-  private stores (): GenericStore[] {
-    return SOURCES.map(([plural, group]) => this.fastify.resources.find(plural, group)).filter((s): s is GenericStore => s !== undefined)
+  private stores (): ResourceStore[] {
+    return SOURCES.map(([plural, group]) => this.fastify.resources.find({ group: group, resource: plural })).filter((s): s is ResourceStore => s !== undefined)
   }
 
   private objects (plural: string, group: string): AnyObject[] {
-    const s = this.fastify.resources.find(plural, group)
+    const s = this.fastify.resources.find({ group: group, resource: plural })
     return s === undefined ? [] : s.cache.list(s.prefix).map(o => JSON.parse(o.json) as AnyObject)
   }
 
@@ -98,7 +98,7 @@ export class NodeGraph {
     this.edges = undefined
   }
 
-  private subscribe (s: GenericStore): void {
+  private subscribe (s: ResourceStore): void {
     if (this.stopped) return
     this.watches.push(s.cache.watch(s.prefix, s.cache.revision, () => { this.edges = undefined }, () => {
       this.edges = undefined

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { UserInfo } from '../../resources/user-info.js'
 import type { AnyObject } from '../../resources/define.js'
 import { GROUPS } from '../../resources/naming.js'
-import type { GenericStore } from '../../plugins/rest/store.js'
+import type { ResourceStore } from '../../resources/resource-store.js'
 import type { PolicyRule } from './rules.js'
 
 export interface RoleRef { apiGroup: string, kind: string, name: string }
@@ -88,7 +88,7 @@ export default fp(async function rbacResolver (fastify: FastifyInstance) {
   let closed = false
   const watches: Array<{ stop (): void }> = []
 
-  const store = (plural: typeof KINDS[number]): GenericStore | undefined => fastify.resources.find(plural, GROUPS.rbac)
+  const store = (plural: typeof KINDS[number]): ResourceStore | undefined => fastify.resources.find({ group: GROUPS.rbac, resource: plural })
   const objects = (plural: typeof KINDS[number]): AnyObject[] => {
     const s = store(plural)
     return s === undefined ? [] : s.cache.list(s.prefix).map(o => JSON.parse(o.json) as AnyObject)
@@ -166,7 +166,7 @@ export default fp(async function rbacResolver (fastify: FastifyInstance) {
   }
   fastify.decorate('rbac', resolver)
 
-  function subscribe (s: GenericStore): void {
+  function subscribe (s: ResourceStore): void {
     if (closed) return
     const handle = s.cache.watch(s.prefix, s.cache.revision, () => { index = undefined }, (err) => {
       index = undefined

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
 import { ApiError, badRequest, invalid, methodNotSupported, pathNotFound, strictDecodingError, unsupportedMediaType } from '../../resources/status.js'
-import { keyPrefix, type AnyObject, type ConvertedVersion, type Resource, type SubresourceDefinition, type Verb, type VersionLifecycle } from '../../resources/define.js'
+import { keyPrefix, type AnyObject, type ConvertedVersion, type Resource, type Verb, type VersionLifecycle } from '../../resources/define.js'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import { GenericStore, type Caller } from './store.js'
 import { negotiate } from './negotiation.js'
@@ -22,34 +22,14 @@ import { connectOptions, unreachableStream } from './connect.js'
 import { decodeProtobufObject, PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
 import { featureGates, type FeatureGates } from '../../resources/feature-gates.js'
 import { createPools, type PoolDefinition, type StoragePools } from '../../storage/value-pools.js'
+import type { ResourceRegistry } from './resource-registry.js'
+
+export type { ResourceRegistry } from './resource-registry.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
 
-export interface ResourceRegistry {
-  /** Registers a kind: its watch cache and its REST endpoints. */
-  add (resource: Resource): GenericStore
-  all (): GenericStore[]
-  /**
-   * The kinds served over HTTP, one entry per served version (--runtime-config turns some off,
-   * older versions on); discovery and OpenAPI list these.
-   */
-  served (): Resource[]
-  /** The lifecycle of an older version served at `/apis/<group>/<version>/<plural>`, if that is one. */
-  olderVersion (group: string, version: string, plural: string): VersionLifecycle | undefined
-  /** The kind served at `/apis/<group>/<version>/<plural>` in another group's form, if that is one. */
-  converted (group: string, version: string, plural: string): ConvertedServing | undefined
-  /** The store serving `/apis/<group>/<version>/<plural>`. */
-  lookup (group: string, version: string, plural: string): GenericStore | undefined
-  find (plural: string, group: string): GenericStore | undefined
-  /** Serves a subresource of a registered kind whose behaviour lives outside its kind file (serviceaccounts/token). */
-  addSubresource (plural: string, group: string, name: string, def: SubresourceDefinition): void
-  /** --feature-gates. */
-  readonly features: FeatureGates
-}
-
 declare module 'fastify' {
   interface FastifyInstance {
-    resources: ResourceRegistry
     /** Ends every open watch stream cleanly (graceful shutdown). */
     endWatches (): void
     /** The value pools kinds claim from (a Service's addresses and ports). */
@@ -202,8 +182,8 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
     olderVersion: (group, version, plural) => olderVersions.get(`${group}/${version}/${plural}`),
     converted: (group, version, plural) => convertedVersions.get(`${group}/${version}/${plural}`),
     lookup: (group, version, plural) => byPath.get(`${group}/${version}/${plural}`),
-    find: (plural, group) => byGroupResource.get(`${plural}.${group}`),
-    addSubresource (plural, group, name, def) {
+    find: ({ group, resource: plural }) => byGroupResource.get(`${plural}.${group}`),
+    addSubresource ({ group, resource: plural }, name, def) {
       const store = byGroupResource.get(`${plural}.${group}`)
       if (store === undefined) throw new Error(`subresource ${name} of unknown resource ${plural}.${group}`)
       store.resource.subresources[name] = def
