@@ -37,7 +37,7 @@ export default fp(async function clusterRoleAggregation (fastify: FastifyInstanc
 
   async function syncAll (): Promise<void> {
     const s = store()
-    const all = s.cache.list(s.prefix).map(o => JSON.parse(o.json) as AnyObject)
+    const all = s.cachedObjects()
     for (const role of all) {
       if (role.aggregationRule === undefined || role.aggregationRule === null) continue
       const want = aggregatedRules(role, all)

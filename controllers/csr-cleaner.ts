@@ -46,8 +46,7 @@ export default fp(async function csrCleaner (fastify: FastifyInstance, opts: Csr
     async sync () {
       const store = csrs()
       let next: number | undefined
-      for (const item of store.cache.list(store.listPrefix(''))) {
-        const csr = JSON.parse(item.json) as AnyObject
+      for (const csr of store.cachedObjects()) {
         const left = removalTime(csr) - now()
         if (left > 0) { next = Math.min(next ?? left, left); continue }
         try {

@@ -27,8 +27,7 @@ export default fp(async function csrSigning (fastify: FastifyInstance, opts: { s
       const store = csrs()
       // A request changed under us is looked at again shortly, not at the next resync.
       let again: number | undefined
-      for (const item of store.cache.list(store.listPrefix(''))) {
-        const csr = JSON.parse(item.json) as AnyObject
+      for (const csr of store.cachedObjects()) {
         if (!awaitsSigning(csr) || !signer.handles(csr.spec?.signerName)) continue
         const result = await signer.sign(csr.spec)
         const status: AnyObject = 'certificatePem' in result

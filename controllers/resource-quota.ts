@@ -58,8 +58,7 @@ export default fp(async function resourceQuotaController (fastify: FastifyInstan
       const matched = e.matchingResources(names)
       if (matched.length === 0) continue
       for (const n of matched) used[n] ??= '0'
-      for (const item of store.cache.list(store.listPrefix(q.metadata.namespace))) {
-        const obj = JSON.parse(item.json) as AnyObject
+      for (const obj of store.cachedObjects(q.metadata.namespace)) {
         if (scopes.every(s => e.matchesScope(s, obj))) used = addLists(used, maskList(e.usage(obj), matched))
       }
     }
@@ -98,8 +97,7 @@ export default fp(async function resourceQuotaController (fastify: FastifyInstan
       const namespaces = new Set(dirty)
       dirty.clear()
       let again: number | undefined
-      for (const item of quotas().cache.list(quotas().prefix)) {
-        const q = JSON.parse(item.json) as AnyObject
+      for (const q of quotas().cachedObjects()) {
         if (!full && !namespaces.has(q.metadata.namespace) && !unsynced(q)) continue
         if (!await syncQuota(q)) {
           dirty.add(q.metadata.namespace)

@@ -20,8 +20,7 @@ export default fp(async function serviceAccountTokenController (fastify: Fastify
     const name: string = secret.metadata.name
     const accountName = secret.metadata.annotations?.[SERVICE_ACCOUNT_ANNOTATIONS.name] as string
     const wantedUid = secret.metadata.annotations?.[SERVICE_ACCOUNT_ANNOTATIONS.uid] as string | undefined
-    const cachedAccount = accounts().cache.get(accounts().key(ns, accountName))
-    const account = cachedAccount === undefined ? undefined : JSON.parse(cachedAccount.json) as AnyObject
+    const account = accounts().cachedObject(ns, accountName)
     if (account === undefined || (wantedUid !== undefined && wantedUid !== '' && account.metadata.uid !== wantedUid)) {
       // The cache may be behind a just-created account: only storage may say it is gone.
       try {
@@ -54,8 +53,7 @@ export default fp(async function serviceAccountTokenController (fastify: Fastify
     watch: () => [{ store: secrets(), when: e => e.attrs.fields.type === SECRET_TYPES.serviceAccountToken }, accounts()],
     async sync () {
       const store = secrets()
-      for (const item of store.cache.list(store.prefix)) {
-        const secret = JSON.parse(item.json) as AnyObject
+      for (const secret of store.cachedObjects()) {
         if (secret.type !== SECRET_TYPES.serviceAccountToken || secret.metadata?.deletionTimestamp != null) continue
         try {
           await reconcile(secret)

@@ -25,15 +25,14 @@ export default fp(async function storageProtectionController (fastify: FastifyIn
   const caller = controllerCaller('storage-protection-controller')
 
   const store = (plural: string): ResourceStore => fastify.resources.find({ group: '', resource: plural })!
-  const objects = (s: ResourceStore, namespace = ''): AnyObject[] => s.cache.list(s.listPrefix(namespace)).map(o => JSON.parse(o.json))
 
   function claimInUse (claim: AnyObject): boolean {
-    return objects(store('pods'), claim.metadata.namespace).some(pod =>
+    return store('pods').cachedObjects(claim.metadata.namespace).some(pod =>
       !FINISHED_PHASES.includes(pod.status?.phase) && claimsOfPod(pod).includes(claim.metadata.name))
   }
 
   const volumeInUse = (volume: AnyObject): boolean =>
-    objects(store('persistentvolumeclaims')).some(c => c.spec?.volumeName === volume.metadata.name)
+    store('persistentvolumeclaims').cachedObjects().some(c => c.spec?.volumeName === volume.metadata.name)
 
   /** Removes `finalizer` once a consistent read of the users' cache still finds the object unused. */
   async function release (s: ResourceStore, obj: AnyObject, finalizer: string, users: ResourceStore, inUse: (o: AnyObject) => boolean): Promise<void> {

@@ -3,7 +3,6 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { NAMESPACES, SECRET_TYPES } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
-import type { AnyObject } from '../resources/define.js'
 import { bootstrapExpiry } from '../auth/authenticators/bootstrap-token.js'
 import { controllerCaller, controllerLoop } from './loop.js'
 
@@ -15,8 +14,7 @@ export default fp(async function tokenCleaner (fastify: FastifyInstance) {
     async sync () {
       const store = secrets()
       let next: number | undefined
-      for (const item of store.cache.list(store.listPrefix(NAMESPACES.system))) {
-        const secret = JSON.parse(item.json) as AnyObject
+      for (const secret of store.cachedObjects(NAMESPACES.system)) {
         if (secret.type !== SECRET_TYPES.bootstrapToken) continue
         const expiry = bootstrapExpiry(secret)
         if (expiry === undefined) continue
