@@ -10,10 +10,11 @@ import { CacheIndex } from '../../storage/cache-index.js'
 
 type Kind = 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'persistentvolumes' | 'volumeattachments'
 
-const SOURCES: readonly GroupResource[] = [
-  { group: '', resource: 'pods' }, { group: '', resource: 'persistentvolumeclaims' }, { group: '', resource: 'persistentvolumes' },
-  { group: GROUPS.storage, resource: 'volumeattachments' }
-]
+const PODS: GroupResource = { group: '', resource: 'pods' }
+const CLAIMS: GroupResource = { group: '', resource: 'persistentvolumeclaims' }
+const VOLUMES: GroupResource = { group: '', resource: 'persistentvolumes' }
+const ATTACHMENTS: GroupResource = { group: GROUPS.storage, resource: 'volumeattachments' }
+const SOURCES = [PODS, CLAIMS, VOLUMES, ATTACHMENTS]
 
 const key = (kind: Kind, namespace: string, name: string): string => `${kind}/${namespace}/${name}`
 
@@ -28,8 +29,8 @@ export class NodeGraph {
     })
   }
 
-  private objects (resource: string, group: string): AnyObject[] {
-    return this.fastify.resources.find({ group, resource })?.cachedObjects() ?? []
+  private objects (gr: GroupResource): AnyObject[] {
+    return this.fastify.resources.find(gr)?.cachedObjects() ?? []
   }
 
   private build (): Map<string, Set<string>> {
@@ -40,10 +41,10 @@ export class NodeGraph {
       set.add(k)
     }
     const claims = new Map<string, AnyObject>()
-    for (const c of this.objects('persistentvolumeclaims', '')) claims.set(`${c.metadata.namespace}/${c.metadata.name}`, c)
+    for (const c of this.objects(CLAIMS)) claims.set(`${c.metadata.namespace}/${c.metadata.name}`, c)
     const volumes = new Map<string, AnyObject>()
-    for (const v of this.objects('persistentvolumes', '')) volumes.set(v.metadata.name, v)
-    for (const pod of this.objects('pods', '')) {
+    for (const v of this.objects(VOLUMES)) volumes.set(v.metadata.name, v)
+    for (const pod of this.objects(PODS)) {
       const node = pod.spec?.nodeName
       if (typeof node !== 'string' || node === '') continue
       const ns = pod.metadata.namespace as string
@@ -66,7 +67,7 @@ export class NodeGraph {
         }
       }
     }
-    for (const va of this.objects('volumeattachments', GROUPS.storage)) {
+    for (const va of this.objects(ATTACHMENTS)) {
       if (typeof va.spec?.nodeName === 'string') allow(va.spec.nodeName, key('volumeattachments', '', va.metadata.name))
     }
     return edges
