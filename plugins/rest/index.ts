@@ -24,8 +24,6 @@ import { featureGates, type FeatureGates } from '../../resources/feature-gates.j
 import { createPools, type PoolDefinition, type StoragePools } from '../../storage/value-pools.js'
 import type { ResourceRegistry } from './resource-registry.js'
 
-export type { ResourceRegistry } from './resource-registry.js'
-
 export const BODY_LIMIT = 3 * 1024 * 1024
 
 declare module 'fastify' {
