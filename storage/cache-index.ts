@@ -1,7 +1,6 @@
-// A value derived from watch caches (an authorizer's index of roles, a node's graph of the
-// objects its pods use): built on first use and dropped on any event in its sources, so a
-// read between changes costs nothing and the first read after a change rebuilds it from the
-// caches, never from the database.
+// A value derived from watch caches (an authorizer's in-memory index): built on first use and
+// dropped on any event in its sources, so a read between changes costs nothing and the first
+// read after a change rebuilds it from the caches, never from the database.
 import type { WatchCache } from './interface.js'
 
 /** What an index follows: a watch cache and the prefix within it (a kind's store is one). */
