@@ -143,9 +143,17 @@ export interface ResourceStore {
  * name the group first.
  */
 export interface ResourceStores {
-  /** The store of a kind, by its group ('' for core) and plural; undefined when not registered. */
+  /**
+   * The store of a kind, by its group ('' for core) and plural, or by a group that serves it
+   * in another form; undefined when the server does not register it (a controller or
+   * authorizer asked for a kind it cannot do without may assert; one that can, contributes
+   * nothing for it).
+   */
   find (gr: GroupResource): ResourceStore | undefined
-  /** Every registered kind's store, in registration order. */
+  /**
+   * Every registered kind's store, in registration order: virtual kinds (reviews, nothing
+   * stored) included, so passes over stored objects skip `resource.virtual`.
+   */
   all (): ResourceStore[]
   /** --feature-gates. */
   readonly features: FeatureGates
