@@ -14,7 +14,7 @@ export default fp(async function namespaceAutoProvision (fastify: FastifyInstanc
     handles: (a) => a.operation === 'CREATE' && isNamespaced(a),
     async mutate (a) {
       if (a.dryRun || await a.lookup('namespaces', '', '', a.namespace) !== undefined) return
-      const namespaces = fastify.resources.find('namespaces', '')!
+      const namespaces = fastify.resources.find({ group: '', resource: 'namespaces' })!
       try {
         await namespaces.create('', { metadata: { name: a.namespace } }, { dryRun: false, fieldValidation: 'Strict', force: false },
           { user: { ...APISERVER_USER, groups: [...APISERVER_USER.groups] }, manager: SERVER_NAME, warnings: [] })

@@ -102,7 +102,7 @@ function check (a: AdmissionAttributes, e: QuotaEvaluator, quotas: AnyObject[], 
 
 export default fp(async function resourceQuota (fastify: FastifyInstance) {
   const limited = limitedResources(fastify.admission.configuration('ResourceQuota'))
-  const quotaStore = () => fastify.resources.find('resourcequotas', '')!
+  const quotaStore = () => fastify.resources.find({ group: '', resource: 'resourcequotas' })!
   const caller = () => ({ user: { ...APISERVER_USER, groups: [...APISERVER_USER.groups] }, manager: MANAGER, warnings: [] })
 
   /** Writes one charge: the new used, on the status read; false when the quota changed since. */

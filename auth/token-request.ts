@@ -22,7 +22,7 @@ export default fp(async function tokenRequest (fastify: FastifyInstance) {
   const tokens = fastify.serviceAccountTokens
   const apiAudiences = (): string[] => fastify.authn.apiAudiences.length > 0 ? fastify.authn.apiAudiences : [tokens.issuer]
 
-  fastify.resources.addSubresource('serviceaccounts', '', 'token', {
+  fastify.resources.addSubresource({ group: '', resource: 'serviceaccounts' }, 'token', {
     verbs: ['create'],
     sensitive: true,
     async create (_ctx, account, body) {
@@ -56,7 +56,7 @@ export default fp(async function tokenRequest (fastify: FastifyInstance) {
         if (target === undefined || (ref.apiVersion !== undefined && ref.apiVersion !== 'v1')) {
           throw badRequest(`cannot bind token for serviceaccount "${name}" to object of type ${String(ref.apiVersion ?? 'v1')}, Kind=${String(ref.kind)}`)
         }
-        const obj = await readObject(fastify, target.plural, '', target.namespaced ? namespace : '', String(ref.name ?? ''))
+        const obj = await readObject(fastify, { group: '', resource: target.plural }, target.namespaced ? namespace : '', String(ref.name ?? ''))
         if (obj === undefined) throw notFound({ group: '', resource: target.plural }, String(ref.name ?? ''))
         if (ref.uid !== undefined && ref.uid !== '' && ref.uid !== obj.metadata.uid) {
           throw conflict({ group: '', resource: ref.kind }, ref.name,

@@ -21,8 +21,8 @@ const decoded = (secret: AnyObject, key: string): string => {
 
 export default fp(async function bootstrapSigner (fastify: FastifyInstance, opts: { now?: () => number }) {
   const now = opts.now ?? Date.now
-  const secrets = () => fastify.resources.find('secrets', '')!
-  const configmaps = () => fastify.resources.find('configmaps', '')!
+  const secrets = () => fastify.resources.find({ group: '', resource: 'secrets' })!
+  const configmaps = () => fastify.resources.find({ group: '', resource: 'configmaps' })!
   controllerLoop(fastify, {
     name: 'bootstrapsigner',
     watch: () => [
@@ -30,15 +30,13 @@ export default fp(async function bootstrapSigner (fastify: FastifyInstance, opts
       { store: configmaps(), when: e => e.attrs.fields['metadata.name'] === CLUSTER_INFO }
     ],
     async sync () {
-      const cmStore = configmaps()
-      const cached = cmStore.cache.list(cmStore.listPrefix(NAMESPACES.public)).map(i => JSON.parse(i.json) as AnyObject).find(cm => cm.metadata.name === CLUSTER_INFO)
+      const cached = configmaps().cachedObject(NAMESPACES.public, CLUSTER_INFO)
       if (cached === undefined) return undefined
       const content = cached.data?.kubeconfig
       const wanted: Record<string, string> = {}
       let next: number | undefined
       const store = secrets()
-      for (const item of store.cache.list(store.listPrefix(NAMESPACES.system))) {
-        const secret = JSON.parse(item.json) as AnyObject
+      for (const secret of store.cachedObjects(NAMESPACES.system)) {
         if (secret.type !== SECRET_TYPES.bootstrapToken || decoded(secret, 'usage-bootstrap-signing') !== 'true') continue
         const id = decoded(secret, 'token-id')
         const tokenSecret = decoded(secret, 'token-secret')
@@ -55,7 +53,7 @@ export default fp(async function bootstrapSigner (fastify: FastifyInstance, opts
       Object.assign(data, wanted)
       if (isDeepStrictEqual(data, cached.data ?? {})) return next
       try {
-        await cmStore.update(NAMESPACES.public, CLUSTER_INFO, (old) => ({ ...old, metadata: { ...old.metadata, resourceVersion: cached.metadata.resourceVersion }, data }),
+        await configmaps().update(NAMESPACES.public, CLUSTER_INFO, (old) => ({ ...old, metadata: { ...old.metadata, resourceVersion: cached.metadata.resourceVersion }, data }),
           { ...CONTROLLER_WRITE, subresource: '' }, controllerCaller('bootstrapsigner'))
       } catch (err) {
         if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { GROUPS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { GenericStore } from '../plugins/rest/store.js'
+import type { ResourceStore } from '../resources/resource-store.js'
 import { matchesLabels, selectorRequirements } from '../machinery/selectors.js'
 import { APISERVER_USER } from '../resources/user-info.js'
 import { whileLeading } from './loop.js'
@@ -32,12 +32,12 @@ export default fp(async function clusterRoleAggregation (fastify: FastifyInstanc
   let running = false
   let again = false
 
-  const store = (): GenericStore => fastify.resources.find('clusterroles', GROUPS.rbac)!
+  const store = (): ResourceStore => fastify.resources.find({ group: GROUPS.rbac, resource: 'clusterroles' })!
   const options = { dryRun: false, fieldValidation: 'Ignore' as const, force: false, subresource: '' }
 
   async function syncAll (): Promise<void> {
     const s = store()
-    const all = s.cache.list(s.prefix).map(o => JSON.parse(o.json) as AnyObject)
+    const all = s.cachedObjects()
     for (const role of all) {
       if (role.aggregationRule === undefined || role.aggregationRule === null) continue
       const want = aggregatedRules(role, all)

@@ -21,7 +21,7 @@ const RECOGNISERS = [
 ]
 
 export default fp(async function csrApproving (fastify: FastifyInstance) {
-  const csrs = () => fastify.resources.find('certificatesigningrequests', GROUPS.certificates)!
+  const csrs = () => fastify.resources.find({ group: GROUPS.certificates, resource: 'certificatesigningrequests' })!
 
   const mayCreate = async (csr: AnyObject, subresource: string): Promise<boolean> => (await fastify.authz.authorize({
     user: { username: csr.spec.username ?? '', uid: csr.spec.uid, groups: csr.spec.groups ?? [], extra: csr.spec.extra },
@@ -36,8 +36,7 @@ export default fp(async function csrApproving (fastify: FastifyInstance) {
       const store = csrs()
       // A request changed under us is looked at again shortly, not at the next resync.
       let again: number | undefined
-      for (const item of store.cache.list(store.listPrefix(''))) {
-        const csr = JSON.parse(item.json) as AnyObject
+      for (const csr of store.cachedObjects()) {
         if (csr.spec?.signerName !== SIGNERS.apiserverClientSvclet) continue
         if (hasCondition(csr, CONDITION_TYPES.approved) || hasCondition(csr, CONDITION_TYPES.denied)) continue
         const parsed = parseCertificateRequest(Buffer.from(String(csr.spec.request ?? ''), 'base64').toString('latin1'))

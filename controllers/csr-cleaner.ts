@@ -39,15 +39,14 @@ export function removalTime (csr: AnyObject): number {
 
 export default fp(async function csrCleaner (fastify: FastifyInstance, opts: CsrCleanerOptions) {
   const now = opts.now ?? Date.now
-  const csrs = () => fastify.resources.find('certificatesigningrequests', GROUPS.certificates)!
+  const csrs = () => fastify.resources.find({ group: GROUPS.certificates, resource: 'certificatesigningrequests' })!
   controllerLoop(fastify, {
     name: 'csrcleaner',
     watch: () => [csrs()],
     async sync () {
       const store = csrs()
       let next: number | undefined
-      for (const item of store.cache.list(store.listPrefix(''))) {
-        const csr = JSON.parse(item.json) as AnyObject
+      for (const csr of store.cachedObjects()) {
         const left = removalTime(csr) - now()
         if (left > 0) { next = Math.min(next ?? left, left); continue }
         try {

@@ -19,7 +19,7 @@ export const awaitsSigning = (csr: AnyObject): boolean =>
 
 export default fp(async function csrSigning (fastify: FastifyInstance, opts: { signing: ClusterSigningOptions }) {
   const signer = await clusterSigner(opts.signing)
-  const csrs = () => fastify.resources.find('certificatesigningrequests', GROUPS.certificates)!
+  const csrs = () => fastify.resources.find({ group: GROUPS.certificates, resource: 'certificatesigningrequests' })!
   controllerLoop(fastify, {
     name: 'csrsigning',
     watch: () => [csrs()],
@@ -27,8 +27,7 @@ export default fp(async function csrSigning (fastify: FastifyInstance, opts: { s
       const store = csrs()
       // A request changed under us is looked at again shortly, not at the next resync.
       let again: number | undefined
-      for (const item of store.cache.list(store.listPrefix(''))) {
-        const csr = JSON.parse(item.json) as AnyObject
+      for (const csr of store.cachedObjects()) {
         if (!awaitsSigning(csr) || !signer.handles(csr.spec?.signerName)) continue
         const result = await signer.sign(csr.spec)
         const status: AnyObject = 'certificatePem' in result

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { GenericStore } from '../plugins/rest/store.js'
+import type { ResourceStore } from '../resources/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, eventLoop } from './loop.js'
 
 /** The claim an ephemeral volume of a pod stands for. */
@@ -23,8 +23,8 @@ export default fp(async function ephemeralVolumeController (fastify: FastifyInst
   const inFlight = new Set<string>()
   const caller = controllerCaller('ephemeral-volume-controller')
 
-  const pods = (): GenericStore => fastify.resources.find('pods', '')!
-  const claims = (): GenericStore => fastify.resources.find('persistentvolumeclaims', '')!
+  const pods = (): ResourceStore => fastify.resources.find({ group: '', resource: 'pods' })!
+  const claims = (): ResourceStore => fastify.resources.find({ group: '', resource: 'persistentvolumeclaims' })!
 
   async function ensureClaim (pod: AnyObject, volume: AnyObject): Promise<void> {
     const claim = claimForVolume(pod, volume)

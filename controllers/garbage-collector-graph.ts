@@ -2,7 +2,7 @@
 // watch caches' events. Only objects that carry ownerReferences have an entry (most objects
 // have none, and an owner is found through its kind's cache), so an object without owners
 // costs nothing here and one with owners costs its references.
-import type { GenericStore } from '../plugins/rest/store.js'
+import type { ResourceStore } from '../resources/resource-store.js'
 
 export interface OwnerRef {
   uid: string
@@ -16,7 +16,7 @@ export interface OwnerRef {
 
 /** An object with owners; its namespace and name are read from its key, so they cost nothing kept. */
 export class Dependent {
-  constructor (readonly store: GenericStore, readonly key: string, readonly uid: string, public owners: OwnerRef[]) {}
+  constructor (readonly store: ResourceStore, readonly key: string, readonly uid: string, public owners: OwnerRef[]) {}
 
   get name (): string { return this.key.slice(this.key.lastIndexOf('/') + 1) }
 

@@ -8,7 +8,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../resources/status.js'
 import { GC_FINALIZERS, type AnyObject } from '../resources/define.js'
-import type { GenericStore } from '../plugins/rest/store.js'
+import type { ResourceStore } from '../resources/resource-store.js'
 import type { CachedObject } from '../storage/interface.js'
 import { CONTROLLER_WRITE, controllerCaller, eventLoop } from './loop.js'
 import { Dependent, OwnerGraph, ownerRefsOf, type OwnerRef } from './garbage-collector-graph.js'
@@ -35,19 +35,19 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   const caller = controllerCaller('generic-garbage-collector')
   const graph = new OwnerGraph()
   /** Objects being deleted that hold a GC finalizer, by key and by uid: usually none. */
-  const terminating = new Map<string, { store: GenericStore, uid: string }>()
+  const terminating = new Map<string, { store: ResourceStore, uid: string }>()
   const terminatingByUid = new Map<string, string>()
   /** Each stored kind by `<group>/<kind>`, as owner references name them. */
-  let kinds = new Map<string, GenericStore>()
+  let kinds = new Map<string, ResourceStore>()
   /** An owner's uid and whether it waits for its dependents, per cached value (parsed once). */
   const ownerFacts = new WeakMap<CachedObject, { uid: string, waiting: boolean }>()
 
   /** Every stored kind (any may own); `followed` are those whose objects may be collected. */
-  const stores = (): GenericStore[] => fastify.resources.all().filter(s => s.resource.virtual === undefined)
-  const followed = (): GenericStore[] => stores().filter(s => s.resource.ignoredByGarbageCollector !== true)
-  const kindsOf = (): Map<string, GenericStore> => new Map(stores().map(s => [`${s.resource.group}/${s.resource.kind}`, s]))
+  const stores = (): ResourceStore[] => fastify.resources.all().filter(s => s.resource.virtual === undefined)
+  const followed = (): ResourceStore[] => stores().filter(s => s.resource.ignoredByGarbageCollector !== true)
+  const kindsOf = (): Map<string, ResourceStore> => new Map(stores().map(s => [`${s.resource.group}/${s.resource.kind}`, s]))
 
-  const queue = new WorkQueue(CONCURRENCY, async (item: { op: 'dependent' | 'owner', store: GenericStore, key: string }) => {
+  const queue = new WorkQueue(CONCURRENCY, async (item: { op: 'dependent' | 'owner', store: ResourceStore, key: string }) => {
     // A replica that no longer runs the loop (closed, or no longer leading) leaves the work to the one that does.
     if (loop.stopped()) return
     if (item.op === 'dependent') await attemptToDelete(item.store, item.key)
@@ -57,7 +57,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   }, RETRY_MS)
 
   const enqueueDependent = (d: Dependent): void => queue.add(`d:${d.key}`, { op: 'dependent', store: d.store, key: d.key })
-  const enqueueOwner = (store: GenericStore, key: string): void => queue.add(`o:${key}`, { op: 'owner', store, key })
+  const enqueueOwner = (store: ResourceStore, key: string): void => queue.add(`o:${key}`, { op: 'owner', store, key })
   function wakeOwner (uid: string): void {
     const key = terminatingByUid.get(uid)
     const t = key === undefined ? undefined : terminating.get(key)
@@ -73,7 +73,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     if (terminatingByUid.get(t.uid) === key) terminatingByUid.delete(t.uid)
   }
 
-  function observe (store: GenericStore, key: string, json: string): void {
+  function observe (store: ResourceStore, key: string, json: string): void {
     // Most objects have neither owners nor a pending deletion: skip parsing them.
     if (!json.includes('"ownerReferences"') && !json.includes('"deletionTimestamp"')) {
       for (const uid of graph.remove(key)) wakeOwner(uid)
@@ -136,7 +136,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   // ---- owners -------------------------------------------------------------------------------
 
   /** Where a reference's owner lives: its kind's store and key, or why it cannot be looked up. */
-  function locate (d: { namespace: string }, ref: OwnerRef): { store: GenericStore, key: string } | 'invalid' | 'unknown' {
+  function locate (d: { namespace: string }, ref: OwnerRef): { store: ResourceStore, key: string } | 'invalid' | 'unknown' {
     const store = kinds.get(`${ref.group}/${ref.kind}`)
     if (store === undefined) return 'unknown'
     if (!store.resource.namespaced) return { store, key: store.key('', ref.name) }
@@ -153,7 +153,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     return foregroundDeleting(obj) ? 'waiting' : 'solid'
   }
 
-  function cachedState (store: GenericStore, key: string, ref: OwnerRef): OwnerState {
+  function cachedState (store: ResourceStore, key: string, ref: OwnerRef): OwnerState {
     const item = store.cache.get(key)
     if (item === undefined) return 'dangling'
     let facts = ownerFacts.get(item)
@@ -166,7 +166,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     return facts.waiting ? 'waiting' : 'solid'
   }
 
-  function sort (d: { namespace: string }, refs: OwnerRef[], resolve: (ref: OwnerRef, at: { store: GenericStore, key: string }) => OwnerState): Classified | undefined {
+  function sort (d: { namespace: string }, refs: OwnerRef[], resolve: (ref: OwnerRef, at: { store: ResourceStore, key: string }) => OwnerState): Classified | undefined {
     const out: Classified = { solid: [], dangling: [], waiting: [] }
     for (const ref of refs) {
       const at = locate(d, ref)
@@ -196,7 +196,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   const ignoreGone = (err: unknown): void => { if (!(err instanceof ApiError && err.code === 404)) throw err }
 
   /** Changes an object's metadata, only while it is still the object with `uid`. */
-  async function updateMetadata (store: GenericStore, namespace: string, name: string, uid: string, change: (meta: AnyObject) => void): Promise<void> {
+  async function updateMetadata (store: ResourceStore, namespace: string, name: string, uid: string, change: (meta: AnyObject) => void): Promise<void> {
     try {
       await store.update(namespace, name, (old) => {
         const meta = { ...old.metadata }
@@ -210,14 +210,14 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     }
   }
 
-  const removeFinalizer = async (store: GenericStore, obj: AnyObject, finalizer: string): Promise<void> =>
+  const removeFinalizer = async (store: ResourceStore, obj: AnyObject, finalizer: string): Promise<void> =>
     await updateMetadata(store, obj.metadata.namespace ?? '', obj.metadata.name, obj.metadata.uid, (meta) => {
       const rest = finalizersOf({ metadata: meta }).filter(f => f !== finalizer)
       if (rest.length === 0) delete meta.finalizers
       else meta.finalizers = rest
     })
 
-  const removeOwnerRefs = async (d: { store: GenericStore, namespace: string, name: string, uid: string }, uids: string[]): Promise<void> =>
+  const removeOwnerRefs = async (d: { store: ResourceStore, namespace: string, name: string, uid: string }, uids: string[]): Promise<void> =>
     await updateMetadata(d.store, d.namespace, d.name, d.uid, (meta) => {
       const rest = (meta.ownerReferences ?? []).filter((r: AnyObject) => !uids.includes(r?.uid))
       if (rest.length === 0) delete meta.ownerReferences
@@ -227,7 +227,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   // ---- dependents ---------------------------------------------------------------------------
 
   /** The reference collector's attemptToDeleteItem for one object with owners. */
-  async function attemptToDelete (store: GenericStore, key: string): Promise<void> {
+  async function attemptToDelete (store: ResourceStore, key: string): Promise<void> {
     const d = graph.dependents.get(key)
     if (d === undefined) return
     // Being deleted is a one-way trip; an object waiting for its own dependents is an owner's work.
@@ -280,7 +280,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   // ---- owners being deleted -----------------------------------------------------------------
 
   /** The dependents whose reference names this owner exactly (kind, name, and namespace rules). */
-  function dependentsNaming (store: GenericStore, owner: AnyObject): Array<{ d: Dependent, ref: OwnerRef }> {
+  function dependentsNaming (store: ResourceStore, owner: AnyObject): Array<{ d: Dependent, ref: OwnerRef }> {
     const out: Array<{ d: Dependent, ref: OwnerRef }> = []
     for (const d of graph.dependentsOf(owner.metadata.uid)) {
       for (const ref of d.owners) {
@@ -301,7 +301,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     for (const s of all) await s.freshen(rev)
   }
 
-  async function processOwner (store: GenericStore, key: string): Promise<void> {
+  async function processOwner (store: ResourceStore, key: string): Promise<void> {
     const item = store.cache.get(key)
     if (item === undefined) return
     const owner = JSON.parse(item.json) as AnyObject

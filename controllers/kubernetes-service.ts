@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { CONTROLLER_USER, NAMESPACES } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
-import type { Caller } from '../plugins/rest/store.js'
+import type { Caller } from '../resources/resource-store.js'
 
 export interface KubernetesServiceOptions {
   /** The first address of the primary service range. */
@@ -25,7 +25,7 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
   const writeOptions = { dryRun: false, fieldValidation: 'Strict' as const, force: false }
 
   fastify.addHook('onReady', async () => {
-    const store = fastify.resources.find('services', '')
+    const store = fastify.resources.find({ group: '', resource: 'services' })
     if (store === undefined) return
     const body = {
       metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACES.default, labels: { component: 'apiserver', provider: 'kubernetes' } },

@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { CONTROLLER_MANAGER_LEASE, GROUPS, NAMESPACES } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { GenericStore } from '../plugins/rest/store.js'
+import type { ResourceStore } from '../resources/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller } from './loop.js'
 
 export interface LeaderElectionOptions {
@@ -70,7 +70,7 @@ export default fp(async function leaderElection (fastify: FastifyInstance, opts:
   const name = opts.name ?? CONTROLLER_MANAGER_LEASE
   const identity = opts.identity ?? `${hostname()}_${randomUUID()}`
   const caller = () => controllerCaller('leader-election')
-  const leases = (): GenericStore => fastify.resources.find('leases', GROUPS.coordination)!
+  const leases = (): ResourceStore => fastify.resources.find({ group: GROUPS.coordination, resource: 'leases' })!
 
   const members: Member[] = []
   let leading = !enabled

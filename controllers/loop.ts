@@ -2,7 +2,7 @@
 // again after it asks to (an expiry), and at a slow resync; never two runs at once.
 import type { FastifyInstance } from 'fastify'
 import { CONTROLLER_USER } from '../resources/naming.js'
-import type { Caller, GenericStore } from '../plugins/rest/store.js'
+import type { Caller, ResourceStore } from '../resources/resource-store.js'
 import type { CacheEvent } from '../storage/interface.js'
 
 export interface LoopOptions {
@@ -11,7 +11,7 @@ export interface LoopOptions {
    * The kinds whose changes trigger a sync, resolved once the app is ready; `when` narrows a
    * kind to the events that can matter, so churn elsewhere in it costs no sync.
    */
-  watch: () => Array<GenericStore | { store: GenericStore, when: (e: CacheEvent) => boolean }>
+  watch: () => Array<ResourceStore | { store: ResourceStore, when: (e: CacheEvent) => boolean }>
   /** Brings the world in line; may return how soon (ms) it wants to run again. */
   sync: () => Promise<number | undefined>
   resyncMs?: number
@@ -102,7 +102,7 @@ export function controllerLoop (fastify: FastifyInstance, o: LoopOptions): void 
 export interface EventLoopOptions {
   name: string
   /** The kinds to follow and what to do with each event, resolved once the app is ready. */
-  sources: () => Array<{ store: GenericStore, onEvent: (e: CacheEvent) => void }>
+  sources: () => Array<{ store: ResourceStore, onEvent: (e: CacheEvent) => void }>
   /** A full pass over the current objects, at start and then every `resyncMs`. */
   resync: () => void
   resyncMs?: number

@@ -4,8 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { FINALIZERS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
-import type { AnyObject } from '../resources/define.js'
-import type { GenericStore } from '../plugins/rest/store.js'
+import type { ResourceStore } from '../resources/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 
 /** While a namespace still holds objects (some with finalizers of their own), look again this soon. */
@@ -13,7 +12,7 @@ const RETRY_MS = 1000
 
 export default fp(async function namespaceController (fastify: FastifyInstance) {
   const caller = controllerCaller('namespace-controller')
-  const namespaces = (): GenericStore => fastify.resources.find('namespaces', '')!
+  const namespaces = (): ResourceStore => fastify.resources.find({ group: '', resource: 'namespaces' })!
 
   /** Deletes what is left in the namespace; true once nothing is. */
   async function emptyNamespace (name: string): Promise<boolean> {
@@ -21,9 +20,8 @@ export default fp(async function namespaceController (fastify: FastifyInstance) 
     for (const store of fastify.resources.all()) {
       if (!store.resource.namespaced || !store.resource.verbs.includes('delete')) continue
       await store.freshen(undefined)
-      for (const item of store.cache.list(store.listPrefix(name))) {
+      for (const obj of store.cachedObjects(name)) {
         remaining++
-        const obj = JSON.parse(item.json) as AnyObject
         if (obj.metadata?.deletionTimestamp !== undefined) continue
         try {
           // As the reference namespace controller: Background, so dependents go through the garbage collector.
@@ -55,8 +53,7 @@ export default fp(async function namespaceController (fastify: FastifyInstance) 
     async sync () {
       const store = namespaces()
       let pending = false
-      for (const item of store.cache.list(store.prefix)) {
-        const ns = JSON.parse(item.json) as AnyObject
+      for (const ns of store.cachedObjects()) {
         if (ns.metadata?.deletionTimestamp === undefined || !(ns.spec?.finalizers ?? []).includes(FINALIZERS.namespace)) continue
         if (!(await finalize(ns.metadata.name))) pending = true
       }

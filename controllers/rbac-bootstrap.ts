@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { GROUPS, RBAC } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { Caller, GenericStore } from '../plugins/rest/store.js'
+import type { Caller, ResourceStore } from '../resources/resource-store.js'
 import { APISERVER_USER } from '../resources/user-info.js'
 import { uncovered, type PolicyRule } from '../auth/rbac/rules.js'
 import {
@@ -42,7 +42,7 @@ function reconciled (existing: AnyObject, expected: AnyObject): AnyObject | unde
 export default fp(async function rbacBootstrap (fastify: FastifyInstance) {
   const caller = (): Caller => ({ user: APISERVER_USER, manager: 'rbac-bootstrap', warnings: [] })
 
-  async function ensure (store: GenericStore, expected: AnyObject): Promise<void> {
+  async function ensure (store: ResourceStore, expected: AnyObject): Promise<void> {
     const name = expected.metadata.name as string
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
@@ -64,8 +64,8 @@ export default fp(async function rbacBootstrap (fastify: FastifyInstance) {
   }
 
   fastify.addHook('onReady', async () => {
-    const roles = fastify.resources.find('clusterroles', GROUPS.rbac)!
-    const bindings = fastify.resources.find('clusterrolebindings', GROUPS.rbac)!
+    const roles = fastify.resources.find({ group: GROUPS.rbac, resource: 'clusterroles' })!
+    const bindings = fastify.resources.find({ group: GROUPS.rbac, resource: 'clusterrolebindings' })!
     for (const r of DEFAULT_CLUSTER_ROLES) await ensure(roles, clusterRoleObject(r))
     for (const b of DEFAULT_CLUSTER_ROLE_BINDINGS) await ensure(bindings, clusterRoleBindingObject(b))
   })

@@ -11,7 +11,7 @@ import { ApiError } from '../resources/status.js'
 import { evaluatorFor, quotaIgnores, quotaScopes } from '../resources/quota-evaluators.js'
 import { addLists, listsEqual, maskList, type ResourceList } from '../resources/quantity.js'
 import type { AnyObject } from '../resources/define.js'
-import type { GenericStore } from '../plugins/rest/store.js'
+import type { ResourceStore } from '../resources/resource-store.js'
 import type { CacheEvent } from '../storage/interface.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 
@@ -25,17 +25,17 @@ const TERMINAL_PHASES = ['Succeeded', 'Failed']
 const unsynced = (q: AnyObject): boolean => q.status?.hard === undefined || q.status?.used === undefined || !listsEqual(q.spec?.hard, q.status?.hard)
 
 export default fp(async function resourceQuotaController (fastify: FastifyInstance) {
-  const quotas = (): GenericStore => fastify.resources.find('resourcequotas', '')!
-  const counted = (): GenericStore[] => fastify.resources.all().filter(s => !quotaIgnores(s.resource))
+  const quotas = (): ResourceStore => fastify.resources.find({ group: '', resource: 'resourcequotas' })!
+  const counted = (): ResourceStore[] => fastify.resources.all().filter(s => !quotaIgnores(s.resource))
   /** Namespaces whose quotas the next sync recounts. */
   const dirty = new Set<string>()
   let nextFull = 0
 
-  const namespaceOf = (store: GenericStore, key: string): string => key.slice(store.prefix.length).split('/')[0] ?? ''
+  const namespaceOf = (store: ResourceStore, key: string): string => key.slice(store.prefix.length).split('/')[0] ?? ''
   const hasQuota = (namespace: string): boolean => quotas().cache.list(quotas().listPrefix(namespace)).length > 0
 
   /** Whether an event can lower what a quota counts: a deletion, or an object that stopped counting. */
-  function releases (store: GenericStore, e: CacheEvent): boolean {
+  function releases (store: ResourceStore, e: CacheEvent): boolean {
     if (e.type !== 'DELETED' && e.type !== 'MODIFIED') return false
     const { plural, group } = store.resource
     if (e.type === 'MODIFIED') {
@@ -58,8 +58,7 @@ export default fp(async function resourceQuotaController (fastify: FastifyInstan
       const matched = e.matchingResources(names)
       if (matched.length === 0) continue
       for (const n of matched) used[n] ??= '0'
-      for (const item of store.cache.list(store.listPrefix(q.metadata.namespace))) {
-        const obj = JSON.parse(item.json) as AnyObject
+      for (const obj of store.cachedObjects(q.metadata.namespace)) {
         if (scopes.every(s => e.matchesScope(s, obj))) used = addLists(used, maskList(e.usage(obj), matched))
       }
     }
@@ -98,8 +97,7 @@ export default fp(async function resourceQuotaController (fastify: FastifyInstan
       const namespaces = new Set(dirty)
       dirty.clear()
       let again: number | undefined
-      for (const item of quotas().cache.list(quotas().prefix)) {
-        const q = JSON.parse(item.json) as AnyObject
+      for (const q of quotas().cachedObjects()) {
         if (!full && !namespaces.has(q.metadata.namespace) && !unsynced(q)) continue
         if (!await syncQuota(q)) {
           dirty.add(q.metadata.namespace)

@@ -10,8 +10,8 @@ import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64')
 
 export default fp(async function serviceAccountTokenController (fastify: FastifyInstance, opts: { caCertPem?: string }) {
-  const secrets = () => fastify.resources.find('secrets', '')!
-  const accounts = () => fastify.resources.find('serviceaccounts', '')!
+  const secrets = () => fastify.resources.find({ group: '', resource: 'secrets' })!
+  const accounts = () => fastify.resources.find({ group: '', resource: 'serviceaccounts' })!
   const caller = () => controllerCaller('serviceaccount-token-controller')
 
   async function reconcile (secret: AnyObject): Promise<void> {
@@ -20,8 +20,7 @@ export default fp(async function serviceAccountTokenController (fastify: Fastify
     const name: string = secret.metadata.name
     const accountName = secret.metadata.annotations?.[SERVICE_ACCOUNT_ANNOTATIONS.name] as string
     const wantedUid = secret.metadata.annotations?.[SERVICE_ACCOUNT_ANNOTATIONS.uid] as string | undefined
-    const cachedAccount = accounts().cache.get(accounts().key(ns, accountName))
-    const account = cachedAccount === undefined ? undefined : JSON.parse(cachedAccount.json) as AnyObject
+    const account = accounts().cachedObject(ns, accountName)
     if (account === undefined || (wantedUid !== undefined && wantedUid !== '' && account.metadata.uid !== wantedUid)) {
       // The cache may be behind a just-created account: only storage may say it is gone.
       try {
@@ -54,8 +53,7 @@ export default fp(async function serviceAccountTokenController (fastify: Fastify
     watch: () => [{ store: secrets(), when: e => e.attrs.fields.type === SECRET_TYPES.serviceAccountToken }, accounts()],
     async sync () {
       const store = secrets()
-      for (const item of store.cache.list(store.prefix)) {
-        const secret = JSON.parse(item.json) as AnyObject
+      for (const secret of store.cachedObjects()) {
         if (secret.type !== SECRET_TYPES.serviceAccountToken || secret.metadata?.deletionTimestamp != null) continue
         try {
           await reconcile(secret)

@@ -3,22 +3,20 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { SERVICE_ACCOUNTS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
-import type { AnyObject } from '../resources/define.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 
 export default fp(async function serviceAccountController (fastify: FastifyInstance) {
-  const namespaces = () => fastify.resources.find('namespaces', '')!
-  const accounts = () => fastify.resources.find('serviceaccounts', '')!
+  const namespaces = () => fastify.resources.find({ group: '', resource: 'namespaces' })!
+  const accounts = () => fastify.resources.find({ group: '', resource: 'serviceaccounts' })!
   controllerLoop(fastify, {
     name: 'serviceaccount',
     watch: () => [namespaces(), accounts()],
     async sync () {
       const store = accounts()
-      for (const item of namespaces().cache.list(namespaces().prefix)) {
-        const ns = JSON.parse(item.json) as AnyObject
+      for (const ns of namespaces().cachedObjects()) {
         if (ns.metadata?.deletionTimestamp != null) continue
         const name: string = ns.metadata.name
-        if (store.cache.get(store.key(name, SERVICE_ACCOUNTS.defaultName)) !== undefined) continue
+        if (store.cachedObject(name, SERVICE_ACCOUNTS.defaultName) !== undefined) continue
         try {
           await store.create(name, { metadata: { name: SERVICE_ACCOUNTS.defaultName } }, CONTROLLER_WRITE, controllerCaller('service-account-controller'))
         } catch (err) {

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { FINALIZERS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { GenericStore } from '../plugins/rest/store.js'
+import type { ResourceStore } from '../resources/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, eventLoop } from './loop.js'
 const FINISHED_PHASES = ['Succeeded', 'Failed']
 
@@ -24,19 +24,18 @@ export default fp(async function storageProtectionController (fastify: FastifyIn
   const inFlight = new Set<string>()
   const caller = controllerCaller('storage-protection-controller')
 
-  const store = (plural: string): GenericStore => fastify.resources.find(plural, '')!
-  const objects = (s: GenericStore, namespace = ''): AnyObject[] => s.cache.list(s.listPrefix(namespace)).map(o => JSON.parse(o.json))
+  const store = (plural: string): ResourceStore => fastify.resources.find({ group: '', resource: plural })!
 
   function claimInUse (claim: AnyObject): boolean {
-    return objects(store('pods'), claim.metadata.namespace).some(pod =>
+    return store('pods').cachedObjects(claim.metadata.namespace).some(pod =>
       !FINISHED_PHASES.includes(pod.status?.phase) && claimsOfPod(pod).includes(claim.metadata.name))
   }
 
   const volumeInUse = (volume: AnyObject): boolean =>
-    objects(store('persistentvolumeclaims')).some(c => c.spec?.volumeName === volume.metadata.name)
+    store('persistentvolumeclaims').cachedObjects().some(c => c.spec?.volumeName === volume.metadata.name)
 
   /** Removes `finalizer` once a consistent read of the users' cache still finds the object unused. */
-  async function release (s: GenericStore, obj: AnyObject, finalizer: string, users: GenericStore, inUse: (o: AnyObject) => boolean): Promise<void> {
+  async function release (s: ResourceStore, obj: AnyObject, finalizer: string, users: ResourceStore, inUse: (o: AnyObject) => boolean): Promise<void> {
     const key = s.key(obj.metadata.namespace ?? '', obj.metadata.name)
     if (inFlight.has(key)) return
     inFlight.add(key)

@@ -6,7 +6,7 @@ import { ApiError } from '../resources/status.js'
 
 export default fp(async function systemNamespaces (fastify: FastifyInstance) {
   fastify.addHook('onReady', async () => {
-    const store = fastify.resources.find('namespaces', '')!
+    const store = fastify.resources.find({ group: '', resource: 'namespaces' })!
     for (const name of Object.values(NAMESPACES)) {
       try {
         await store.create('', { metadata: { name } }, { dryRun: false, fieldValidation: 'Strict', force: false },

@@ -8,7 +8,7 @@ import { ApiError } from '../resources/status.js'
 
 export default fp(async function systemPriorityClasses (fastify: FastifyInstance) {
   fastify.addHook('onReady', async () => {
-    const store = fastify.resources.find('priorityclasses', GROUPS.scheduling)!
+    const store = fastify.resources.find({ group: GROUPS.scheduling, resource: 'priorityclasses' })!
     for (const c of SYSTEM_PRIORITY_CLASSES) {
       try {
         await store.create('', { metadata: { name: c.name }, value: c.value, description: c.description }, { dryRun: false, fieldValidation: 'Strict', force: false },

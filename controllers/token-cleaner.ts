@@ -3,20 +3,18 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { NAMESPACES, SECRET_TYPES } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
-import type { AnyObject } from '../resources/define.js'
 import { bootstrapExpiry } from '../auth/authenticators/bootstrap-token.js'
 import { controllerCaller, controllerLoop } from './loop.js'
 
 export default fp(async function tokenCleaner (fastify: FastifyInstance) {
-  const secrets = () => fastify.resources.find('secrets', '')!
+  const secrets = () => fastify.resources.find({ group: '', resource: 'secrets' })!
   controllerLoop(fastify, {
     name: 'tokencleaner',
     watch: () => [{ store: secrets(), when: e => e.attrs.fields.type === SECRET_TYPES.bootstrapToken }],
     async sync () {
       const store = secrets()
       let next: number | undefined
-      for (const item of store.cache.list(store.listPrefix(NAMESPACES.system))) {
-        const secret = JSON.parse(item.json) as AnyObject
+      for (const secret of store.cachedObjects(NAMESPACES.system)) {
         if (secret.type !== SECRET_TYPES.bootstrapToken) continue
         const expiry = bootstrapExpiry(secret)
         if (expiry === undefined) continue

@@ -30,7 +30,7 @@ export default fp(async function deprecation (fastify: FastifyInstance) {
     const older = fastify.resources.olderVersion(info.apiGroup, info.apiVersion, info.resource)
     if (older === undefined || older.deprecated === undefined) return done()
     // A kind served in another group's form is named as served there.
-    const r = fastify.resources.converted(info.apiGroup, info.apiVersion, info.resource)?.served ?? fastify.resources.find(info.resource, info.apiGroup)!.resource
+    const r = fastify.resources.converted(info.apiGroup, info.apiVersion, info.resource)?.served ?? fastify.resources.find({ group: info.apiGroup, resource: info.resource })!.resource
     const header = `299 - ${JSON.stringify(deprecationWarning(r, older))}`
     request.deprecationWarning = header
     // A watch writes its own headers, which keep what is set on the response now.

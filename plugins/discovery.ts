@@ -69,7 +69,7 @@ export default fp(async function discovery (fastify: FastifyInstance) {
   // StorageVersionHash: the form a served resource is stored in, found by the group that stores it.
   const storedAs = (): StoredAs | undefined => !fastify.featureGates.enabled('StorageVersionHash')
     ? undefined
-    : (r) => fastify.resources.find(r.plural, canonicalGroup(r.group))?.resource
+    : (r) => fastify.resources.find({ group: canonicalGroup(r.group), resource: r.plural })?.resource
   const groupDoc = (name: string, versions: string[]) => ({
     name,
     versions: versions.map(v => ({ groupVersion: `${name}/${v}`, version: v })),

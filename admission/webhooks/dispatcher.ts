@@ -83,7 +83,7 @@ function transportFor (fastify: FastifyInstance, o: DispatcherOptions): WebhookT
   }
   // A service named by no --admission-webhook-service-address entry is resolved from its Service.
   const lookupService = async (namespace: string, name: string) => {
-    const store = fastify.resources.find('services', '')
+    const store = fastify.resources.find({ group: '', resource: 'services' })
     const found = store === undefined ? undefined : await store.readRecent(store.key(namespace, name), name)
     return found === undefined ? undefined : JSON.parse(found.json)
   }
@@ -97,7 +97,7 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
 
   const allHooks = (): Hook[] => {
     // The REST machinery registers the kinds after the admission plugins: found at request time.
-    const store = fastify.resources.find(o.plural, GROUPS.admissionregistration)
+    const store = fastify.resources.find({ group: GROUPS.admissionregistration, resource: o.plural })
     if (store === undefined) return []
     const objects = store.cache.list(store.prefix)
     return objects.length === 0 ? [] : objects.flatMap(hooksOf)

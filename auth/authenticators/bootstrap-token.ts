@@ -34,7 +34,7 @@ export default fp(async function bootstrapToken (fastify: FastifyInstance) {
     if (m === null) return undefined
     const [, id, tokenSecret] = m as unknown as [string, string, string]
     const name = `${BOOTSTRAP.secretPrefix}${id}`
-    const secret = await readObject(fastify, 'secrets', '', NAMESPACES.system, name)
+    const secret = await readObject(fastify, { group: '', resource: 'secrets' }, NAMESPACES.system, name)
     if (secret === undefined) return undefined
     if (secret.metadata?.deletionTimestamp != null) throw new Error(`secret ${name} is being deleted`)
     if (secret.type !== SECRET_TYPES.bootstrapToken) throw new Error(`secret ${name} has type ${String(secret.type)}, not ${SECRET_TYPES.bootstrapToken}`)

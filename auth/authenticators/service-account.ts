@@ -27,7 +27,7 @@ export default fp(async function serviceAccount (fastify: FastifyInstance) {
   const tokens = fastify.serviceAccountTokens
 
   async function mustExist (plural: string, namespace: string, ref: { name: string, uid: string }, what: string): Promise<Record<string, any>> {
-    const obj = await readObject(fastify, plural, '', namespace, ref.name)
+    const obj = await readObject(fastify, { group: '', resource: plural }, namespace, ref.name)
     if (obj === undefined) throw new Error(`${what} ${namespace === '' ? '' : `${namespace}/`}${ref.name} has been deleted`)
     if (ref.uid !== undefined && ref.uid !== '' && obj.metadata?.uid !== ref.uid) {
       throw new Error(`${what} UID (${String(obj.metadata?.uid)}) does not match claim (${ref.uid})`)

@@ -4,32 +4,33 @@
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject } from '../../resources/define.js'
 import { GROUPS } from '../../resources/naming.js'
-import type { GenericStore } from '../../plugins/rest/store.js'
+import type { GroupResource, ResourceStore } from '../../resources/resource-store.js'
 import { podReferences } from '../../resources/pod-references.js'
+import { CacheIndex } from '../../storage/cache-index.js'
 
 type Kind = 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'persistentvolumes' | 'volumeattachments'
 
-const SOURCES: ReadonlyArray<[string, string]> = [
-  ['pods', ''], ['persistentvolumeclaims', ''], ['persistentvolumes', ''], ['volumeattachments', GROUPS.storage]
-]
-const CATCH_UP_TIMEOUT_MS = 3000
+const PODS: GroupResource = { group: '', resource: 'pods' }
+const CLAIMS: GroupResource = { group: '', resource: 'persistentvolumeclaims' }
+const VOLUMES: GroupResource = { group: '', resource: 'persistentvolumes' }
+const ATTACHMENTS: GroupResource = { group: GROUPS.storage, resource: 'volumeattachments' }
+const SOURCES = [PODS, CLAIMS, VOLUMES, ATTACHMENTS]
 
 const key = (kind: Kind, namespace: string, name: string): string => `${kind}/${namespace}/${name}`
 
 export class NodeGraph {
-  private edges: Map<string, Set<string>> | undefined
-  private watches: Array<{ stop (): void }> = []
-  private stopped = false
+  private readonly edges: CacheIndex<Map<string, Set<string>>>
 
-  constructor (private readonly fastify: FastifyInstance) {}
-
-  private stores (): GenericStore[] {
-    return SOURCES.map(([plural, group]) => this.fastify.resources.find(plural, group)).filter((s): s is GenericStore => s !== undefined)
+  constructor (private readonly fastify: FastifyInstance) {
+    this.edges = new CacheIndex({
+      sources: () => SOURCES.map(gr => this.fastify.resources.find(gr)).filter((s): s is ResourceStore => s !== undefined),
+      build: () => this.build(),
+      currentRevision: async () => await this.fastify.storage.currentRevision()
+    })
   }
 
-  private objects (plural: string, group: string): AnyObject[] {
-    const s = this.fastify.resources.find(plural, group)
-    return s === undefined ? [] : s.cache.list(s.prefix).map(o => JSON.parse(o.json) as AnyObject)
+  private objects (gr: GroupResource): AnyObject[] {
+    return this.fastify.resources.find(gr)?.cachedObjects() ?? []
   }
 
   private build (): Map<string, Set<string>> {
@@ -40,10 +41,10 @@ export class NodeGraph {
       set.add(k)
     }
     const claims = new Map<string, AnyObject>()
-    for (const c of this.objects('persistentvolumeclaims', '')) claims.set(`${c.metadata.namespace}/${c.metadata.name}`, c)
+    for (const c of this.objects(CLAIMS)) claims.set(`${c.metadata.namespace}/${c.metadata.name}`, c)
     const volumes = new Map<string, AnyObject>()
-    for (const v of this.objects('persistentvolumes', '')) volumes.set(v.metadata.name, v)
-    for (const pod of this.objects('pods', '')) {
+    for (const v of this.objects(VOLUMES)) volumes.set(v.metadata.name, v)
+    for (const pod of this.objects(PODS)) {
       const node = pod.spec?.nodeName
       if (typeof node !== 'string' || node === '') continue
       const ns = pod.metadata.namespace as string
@@ -66,48 +67,20 @@ export class NodeGraph {
         }
       }
     }
-    for (const va of this.objects('volumeattachments', GROUPS.storage)) {
+    for (const va of this.objects(ATTACHMENTS)) {
       if (typeof va.spec?.nodeName === 'string') allow(va.spec.nodeName, key('volumeattachments', '', va.metadata.name))
     }
     return edges
   }
 
   related (node: string, kind: Kind, namespace: string, name: string): boolean {
-    this.edges ??= this.build()
-    return this.edges.get(node)?.has(key(kind, namespace, name)) ?? false
+    return this.edges.current().get(node)?.has(key(kind, namespace, name)) ?? false
   }
 
   /** Waits until the source caches hold every committed write, then rebuilds. */
-  async catchUp (): Promise<void> {
-    const stores = this.stores()
-    if (stores.length === 0) return
-    // Best effort: with the database unreachable the caches' answer stands.
-    const revision = await this.fastify.storage.currentRevision().catch(() => undefined)
-    if (revision === undefined) return
-    for (const s of stores) {
-      if (s.cache.revision < revision) await s.cache.waitForRevision(revision, CATCH_UP_TIMEOUT_MS).catch(() => undefined)
-    }
-    this.edges = undefined
-  }
+  async catchUp (): Promise<void> { await this.edges.catchUp() }
 
-  async start (): Promise<void> {
-    for (const s of this.stores()) {
-      await s.cache.ready
-      this.subscribe(s)
-    }
-    this.edges = undefined
-  }
+  async start (): Promise<void> { await this.edges.start() }
 
-  private subscribe (s: GenericStore): void {
-    if (this.stopped) return
-    this.watches.push(s.cache.watch(s.prefix, s.cache.revision, () => { this.edges = undefined }, () => {
-      this.edges = undefined
-      if (!this.stopped) setTimeout(() => this.subscribe(s), 1000).unref()
-    }))
-  }
-
-  stop (): void {
-    this.stopped = true
-    for (const w of this.watches) w.stop()
-  }
+  stop (): void { this.edges.stop() }
 }

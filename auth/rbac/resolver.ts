@@ -6,7 +6,8 @@ import type { FastifyInstance } from 'fastify'
 import type { UserInfo } from '../../resources/user-info.js'
 import type { AnyObject } from '../../resources/define.js'
 import { GROUPS } from '../../resources/naming.js'
-import type { GenericStore } from '../../plugins/rest/store.js'
+import type { ResourceStore } from '../../resources/resource-store.js'
+import { CacheIndex } from '../../storage/cache-index.js'
 import type { PolicyRule } from './rules.js'
 
 export interface RoleRef { apiGroup: string, kind: string, name: string }
@@ -50,8 +51,6 @@ interface Index {
 }
 
 const KINDS = ['roles', 'clusterroles', 'rolebindings', 'clusterrolebindings'] as const
-const CATCH_UP_TIMEOUT_MS = 3000
-const RESUBSCRIBE_MS = 1000
 
 const userKey = (name: string): string => `User:${name}`
 const groupKey = (name: string): string => `Group:${name}`
@@ -84,15 +83,8 @@ function addBinding (into: Map<string, Binding[]>, b: AnyObject, kind: Binding['
 }
 
 export default fp(async function rbacResolver (fastify: FastifyInstance) {
-  let index: Index | undefined
-  let closed = false
-  const watches: Array<{ stop (): void }> = []
-
-  const store = (plural: typeof KINDS[number]): GenericStore | undefined => fastify.resources.find(plural, GROUPS.rbac)
-  const objects = (plural: typeof KINDS[number]): AnyObject[] => {
-    const s = store(plural)
-    return s === undefined ? [] : s.cache.list(s.prefix).map(o => JSON.parse(o.json) as AnyObject)
-  }
+  const store = (plural: typeof KINDS[number]): ResourceStore | undefined => fastify.resources.find({ group: GROUPS.rbac, resource: plural })
+  const objects = (plural: typeof KINDS[number]): AnyObject[] => store(plural)?.cachedObjects() ?? []
 
   function build (): Index {
     const next: Index = { roles: new Map(), clusterRoles: new Map(), clusterBindings: new Map(), roleBindings: new Map() }
@@ -108,7 +100,13 @@ export default fp(async function rbacResolver (fastify: FastifyInstance) {
     return next
   }
 
-  const current = (): Index => (index ??= build())
+  const index = new CacheIndex({
+    sources: () => KINDS.map(store).filter((s): s is ResourceStore => s !== undefined),
+    build,
+    currentRevision: async () => await fastify.storage.currentRevision(),
+    onWatchEnded: (err, s) => { fastify.log.warn({ err, prefix: s.prefix }, 'rbac index watch ended; resubscribing') }
+  })
+  const current = (): Index => index.current()
 
   function refRules (idx: Index, ref: RoleRef, namespace: string): PolicyRule[] | undefined {
     if (ref?.apiGroup !== GROUPS.rbac) return undefined
@@ -150,44 +148,10 @@ export default fp(async function rbacResolver (fastify: FastifyInstance) {
       return { rules, errors }
     },
     roleRefRules: (ref, namespace) => refRules(current(), ref, namespace),
-    async catchUp () {
-      // Best effort: with the database unreachable the caches' answer stands.
-      const revision = await fastify.storage.currentRevision().catch(() => undefined)
-      if (revision === undefined) return
-      let waited = false
-      for (const plural of KINDS) {
-        const s = store(plural)
-        if (s === undefined || s.cache.revision >= revision) continue
-        await s.cache.waitForRevision(revision, CATCH_UP_TIMEOUT_MS).catch(() => undefined)
-        waited = true
-      }
-      if (waited) index = undefined
-    }
+    catchUp: async () => { await index.catchUp() }
   }
   fastify.decorate('rbac', resolver)
 
-  function subscribe (s: GenericStore): void {
-    if (closed) return
-    const handle = s.cache.watch(s.prefix, s.cache.revision, () => { index = undefined }, (err) => {
-      index = undefined
-      if (closed) return
-      fastify.log.warn({ err, prefix: s.prefix }, 'rbac index watch ended; resubscribing')
-      setTimeout(() => subscribe(s), RESUBSCRIBE_MS).unref()
-    })
-    watches.push(handle)
-  }
-
-  fastify.addHook('onReady', async () => {
-    for (const plural of KINDS) {
-      const s = store(plural)
-      if (s === undefined) continue
-      await s.cache.ready
-      subscribe(s)
-    }
-    index = undefined
-  })
-  fastify.addHook('onClose', async () => {
-    closed = true
-    for (const w of watches) w.stop()
-  })
+  fastify.addHook('onReady', async () => { await index.start() })
+  fastify.addHook('onClose', async () => { index.stop() })
 }, { name: 'rbac-resolver' })

@@ -3,10 +3,7 @@
 // through `fastify.resources.add` (registry.ts).
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ConvertedVersion, Resource, SubresourceDefinition, VersionLifecycle } from '../../resources/define.js'
-import type { FeatureGates } from '../../resources/feature-gates.js'
 import { createPools, type PoolDefinition, type StoragePools } from '../../storage/value-pools.js'
-import type { GenericStore } from './store.js'
 import { MAX_BUFFERED_BYTES, type WatchSettings } from './watch.js'
 import { createRegistry, type RegistryOptions } from './registry.js'
 import { restCall } from './dispatch.js'
@@ -16,40 +13,14 @@ export { translateFieldSelector } from './served-form.js'
 
 export const BODY_LIMIT = 3 * 1024 * 1024
 
-export interface ResourceRegistry {
-  /** Registers a kind: its watch cache and its REST endpoints. */
-  add (resource: Resource): GenericStore
-  all (): GenericStore[]
-  /**
-   * The kinds served over HTTP, one entry per served version (--runtime-config turns some off,
-   * older versions on); discovery and OpenAPI list these.
-   */
-  served (): Resource[]
-  /** The lifecycle of an older version served at `/apis/<group>/<version>/<plural>`, if that is one. */
-  olderVersion (group: string, version: string, plural: string): VersionLifecycle | undefined
-  /** The kind served at `/apis/<group>/<version>/<plural>` in another group's form, if that is one. */
-  converted (group: string, version: string, plural: string): ConvertedServing | undefined
-  /** The store serving `/apis/<group>/<version>/<plural>`. */
-  lookup (group: string, version: string, plural: string): GenericStore | undefined
-  find (plural: string, group: string): GenericStore | undefined
-  /** Serves a subresource of a registered kind whose behaviour lives outside its kind file (serviceaccounts/token). */
-  addSubresource (plural: string, group: string, name: string, def: SubresourceDefinition): void
-  /** --feature-gates. */
-  readonly features: FeatureGates
-}
-
 declare module 'fastify' {
   interface FastifyInstance {
-    resources: ResourceRegistry
     /** Ends every open watch stream cleanly (graceful shutdown). */
     endWatches (): void
     /** The value pools kinds claim from (a Service's addresses and ports). */
     pools: StoragePools
   }
 }
-
-/** A kind served in another group version: the conversion, and the served kind as discovery lists it. */
-export interface ConvertedServing { conversion: ConvertedVersion, served: Resource }
 
 export interface RestOptions extends RegistryOptions {
   watch?: Partial<WatchSettings>

@@ -3,6 +3,9 @@
 import { badRequest, invalid, type FieldError } from '../../resources/status.js'
 import { fieldManagerProblems } from '../../machinery/field-manager-names.js'
 import { GROUPS } from '../../resources/naming.js'
+import type { DeleteOptions, FieldValidation, WriteOptions } from '../../resources/resource-store.js'
+
+export type { DeleteOptions, FieldValidation, WriteOptions } from '../../resources/resource-store.js'
 
 export type Query = Record<string, string | string[] | undefined>
 
@@ -111,15 +114,6 @@ export function parseListOptions (q: Query, forDeleteCollection = false, watchLi
   return o
 }
 
-export type FieldValidation = 'Strict' | 'Warn' | 'Ignore'
-
-export interface WriteOptions {
-  dryRun: boolean
-  fieldManager?: string
-  fieldValidation: FieldValidation
-  force: boolean
-}
-
 function dryRunOf (q: Query, kind: string): boolean {
   const raw = q.dryRun
   const values = raw === undefined ? [] : (Array.isArray(raw) ? raw : [raw])
@@ -145,15 +139,6 @@ export function parseWriteOptions (q: Query, kind: 'CreateOptions' | 'UpdateOpti
   if (kind !== 'PatchOptions' && one(q, 'force') !== undefined) errors.push({ type: 'Forbidden', field: 'force', detail: 'may not be specified for non-apply patch' })
   if (errors.length > 0) throw optionsInvalid(kind, errors)
   return { dryRun, fieldManager: fieldManager || undefined, fieldValidation: (fv === '' ? 'Warn' : fv) as FieldValidation, force }
-}
-
-export interface DeleteOptions {
-  dryRun: boolean
-  gracePeriodSeconds?: number
-  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground'
-  /** The deprecated spelling of Orphan (true) or Background (false); never set with propagationPolicy. */
-  orphanDependents?: boolean
-  preconditions?: { uid?: string, resourceVersion?: string }
 }
 
 const POLICIES = ['Foreground', 'Background', 'Orphan']

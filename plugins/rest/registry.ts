@@ -5,7 +5,7 @@ import { keyPrefix, type AnyObject, type Resource, type VersionLifecycle } from 
 import { featureGates, type FeatureGates } from '../../resources/feature-gates.js'
 import type { StoragePools } from '../../storage/value-pools.js'
 import { GenericStore } from './store.js'
-import type { ConvertedServing, ResourceRegistry } from './index.js'
+import type { ConvertedServing, ResourceRegistry } from './resource-registry.js'
 
 export interface RegistryOptions {
   /** Whether a kind's group version is served (--runtime-config); a kind not served is still stored. */
@@ -84,8 +84,8 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
     olderVersion: (group, version, plural) => olderVersions.get(pathOf(group, version, plural)),
     converted: (group, version, plural) => convertedVersions.get(pathOf(group, version, plural)),
     lookup: (group, version, plural) => byPath.get(pathOf(group, version, plural)),
-    find: (plural, group) => byGroupResource.get(`${plural}.${group}`),
-    addSubresource (plural, group, name, def) {
+    find: ({ group, resource: plural }) => byGroupResource.get(`${plural}.${group}`),
+    addSubresource ({ group, resource: plural }, name, def) {
       const store = byGroupResource.get(`${plural}.${group}`)
       if (store === undefined) throw new Error(`subresource ${name} of unknown resource ${plural}.${group}`)
       store.resource.subresources[name] = def

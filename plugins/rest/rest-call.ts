@@ -9,7 +9,7 @@ import type { Query } from './options.js'
 import type { Caller, GenericStore } from './store.js'
 import type { WatchSettings } from './watch.js'
 import { warningHeaders } from './warnings.js'
-import type { ConvertedServing, ResourceRegistry } from './index.js'
+import type { ConvertedServing, ResourceRegistry } from './resource-registry.js'
 
 /** What the plugin holds for all its requests. */
 export interface RestContext {

@@ -10,7 +10,7 @@ import { decodeRequestObject } from './request-body.js'
 import type { RestCall } from './rest-call.js'
 import type { Caller } from './store.js'
 import { checkTypeMeta } from './type-meta.js'
-import type { ConvertedServing } from './index.js'
+import type { ConvertedServing } from './resource-registry.js'
 
 /**
  * The apiVersion the path stands for when it is not the stored kind's: a kind reached through an

@@ -3,20 +3,12 @@
 import { badRequest, notFound, tooLargeResourceVersion } from '../../resources/status.js'
 import { keyPrefix, storageKey, type AnyObject, type Resource } from '../../resources/define.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
-import type { FeatureGates } from '../../resources/feature-gates.js'
 import { listFromCache, listFromStorage, type ListResult, type StorageListing } from './list.js'
 import { storageErrorToStatus } from './storage-errors.js'
 import { parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from '../../machinery/selectors.js'
 import { decodeContinue } from './continue.js'
 import type { ListOptions } from './options.js'
-import type { GenericStore } from './store.js'
-
-/** How the store reaches other kinds (admission look-ups). */
-export interface Registry {
-  find (plural: string, group: string): GenericStore | undefined
-  /** --feature-gates. */
-  readonly features: FeatureGates
-}
+import type { ResourceStores } from '../../resources/resource-store.js'
 
 const RV_WAIT_MS = 3000
 /** A consistent read waits this long for the watch cache before it reads the database instead. */
@@ -34,7 +26,7 @@ export class StoreReads {
     readonly resource: Resource,
     protected readonly storage: Storage,
     readonly cache: WatchCache,
-    protected readonly registry: Registry
+    protected readonly registry: ResourceStores
   ) {
     this.gr = { group: resource.group, resource: resource.plural }
     this.prefix = keyPrefix(resource)
@@ -62,6 +54,15 @@ export class StoreReads {
   }
 
   // ---- reads -------------------------------------------------------------------------------
+
+  cachedObjects (namespace = ''): AnyObject[] {
+    return this.cache.list(this.listPrefix(namespace)).map(o => JSON.parse(o.json) as AnyObject)
+  }
+
+  cachedObject (namespace: string, name: string): AnyObject | undefined {
+    const found = this.cache.get(this.key(namespace, name))
+    return found === undefined ? undefined : JSON.parse(found.json) as AnyObject
+  }
 
   async get (namespace: string, name: string, resourceVersion?: string): Promise<StoredObject> {
     const key = this.key(namespace, name)

@@ -6,7 +6,6 @@ import { ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESS
 import { type AnyObject, type Pools, type RequestContext, type Resource, type StreamLocation, type VirtualContext } from '../../resources/define.js'
 import { StorageError, type Storage, type StoredObject, type WatchCache } from '../../storage/interface.js'
 import type { AdmissionChain } from '../../admission/chain.js'
-import type { UserInfo } from '../../resources/user-info.js'
 import { randomNameSuffix } from '../../resources/meta.js'
 import { dedupOwnerReferences } from '../../resources/owner-references.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'
@@ -18,30 +17,11 @@ import { recordManagedFields, sentEntryProblems } from '../../machinery/managed-
 import { managedFieldsProblems } from '../../machinery/field-manager-names.js'
 import { finalizersForDeletion } from './deletion-finalizers.js'
 import { clearServerSetMetadata, keepUnowned, placeInNamespace, settleCreatedMetadata, settleUpdatedMetadata } from './admitted-metadata.js'
-import { StoreReads, type Registry } from './store-reads.js'
-import type { DeleteOptions, FieldValidation, ListOptions, WriteOptions } from './options.js'
+import { StoreReads } from './store-reads.js'
+import type { ListOptions } from './options.js'
+import type { Caller, DeleteOptions, FieldValidation, Ownership, ResourceStore, ResourceStores, UpdateOptions, WriteOptions } from '../../resources/resource-store.js'
 
-export type { Registry } from './store-reads.js'
-
-/** Who writes, and where the answer's warnings go. */
-export interface Caller {
-  user: UserInfo
-  manager: string
-  warnings: string[]
-  /** Audit annotations admission adds (webhook mutations), for the audit log. */
-  auditAnnotations?: Record<string, string>
-  /** The group/version of the request's path, when the kind is served in more than one. */
-  requestVersion?: string
-  /**
-   * Under fieldValidation=Strict: the body's repeated keys, refused together with the unknown
-   * fields once the object is checked, in one strict decoding error as the reference's decoder
-   * gives. `patch`: the error of a patched object, which does not name the kind.
-   */
-  strict?: { duplicates: string[], patch: boolean }
-}
-
-/** A write whose metadata.managedFields the caller has already settled (server-side apply). */
-export interface Ownership { managedFieldsSet?: boolean }
+export type { Caller, Ownership } from '../../resources/resource-store.js'
 
 /** Unconditional updates retry conflicts for as long as a request may take, as GuaranteedUpdate does. */
 const RETRY_CONFLICTS_MS = 60_000
@@ -65,13 +45,13 @@ function withoutVolatile (obj: AnyObject): AnyObject {
   return { ...obj, metadata: meta }
 }
 
-export class GenericStore extends StoreReads {
+export class GenericStore extends StoreReads implements ResourceStore {
   constructor (
     resource: Resource,
     storage: Storage,
     cache: WatchCache,
     private readonly admission: AdmissionChain,
-    registry: Registry,
+    registry: ResourceStores,
     private readonly pools: Pools = NO_POOLS
   ) {
     super(resource, storage, cache, registry)
@@ -226,8 +206,7 @@ export class GenericStore extends StoreReads {
    * Read-modify-write with compare-and-swap. `change` builds the new object from the stored one
    * and may throw; when the new object carries no resourceVersion, conflicts are retried.
    */
-  async update (namespace: string, name: string, change: (old: AnyObject) => AnyObject, opts: WriteOptions & Ownership & { subresource: string, createBody?: AnyObject, applyCreate?: () => AnyObject },
-    caller: Caller): Promise<{ json: string, created: boolean }> {
+  async update (namespace: string, name: string, change: (old: AnyObject) => AnyObject, opts: UpdateOptions, caller: Caller): Promise<{ json: string, created: boolean }> {
     const key = this.key(namespace, name)
     const deadline = Date.now() + RETRY_CONFLICTS_MS
     // The first read is from the cache; after a conflict, or a client that has seen more than

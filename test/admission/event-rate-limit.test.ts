@@ -137,7 +137,7 @@ describe('EventRateLimit', () => {
     const EVENTS = group('events')
     // A test-only stand-in when this server does not serve the events group itself.
     const standIn = (app: FastifyInstance): void => {
-      if (app.resources.find('events', EVENTS) !== undefined) return
+      if (app.resources.find({ group: EVENTS, resource: 'events' }) !== undefined) return
       const anything = Type.Optional(Type.Record(Type.String(), Type.Unknown()))
       app.resources.add(defineResource({
         group: EVENTS, version: 'v1', kind: 'Event', plural: 'events', singular: 'event', scope: 'Namespaced',

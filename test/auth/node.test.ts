@@ -53,7 +53,7 @@ const STAND_INS = [
 function registerStandIns (app: FastifyInstance): string[] {
   const added: string[] = []
   for (const k of STAND_INS) {
-    if (app.resources.find(k.plural, k.group) !== undefined) continue
+    if (app.resources.find({ group: k.group, resource: k.plural }) !== undefined) continue
     const apiVersion = k.group === '' ? 'v1' : `${k.group}/v1`
     app.resources.add(defineResource({
       group: k.group, version: 'v1', kind: k.kind, plural: k.plural, singular: k.kind.toLowerCase(), scope: k.scope,

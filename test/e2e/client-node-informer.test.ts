@@ -60,7 +60,7 @@ test('a client-node informer survives a restart and a compaction', async (t) => 
   await app.close()
   const other = await buildApp({ databaseUrl, compactionIntervalMs: 0, compactionMinRetain: 0 })
   await other.ready()
-  const store = other.resources.find('configmaps', '')!
+  const store = other.resources.find({ group: '', resource: 'configmaps' })!
   const caller = { user: { username: 'admin', groups: ['system:masters'] }, manager: 'test', warnings: [] }
   const opts = { dryRun: false, fieldValidation: 'Strict' as const, force: false }
   await store.create('default', { metadata: { name: 'three' } }, opts, caller)

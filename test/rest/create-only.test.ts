@@ -29,7 +29,7 @@ describe('create-only kinds and subresources', () => {
 
   it('dispatches POST on <item>/<sub> to the subresource with the stored parent', async (t) => {
     const { app, request } = await buildTestApp(t)
-    app.resources.addSubresource('configmaps', '', 'describe', {
+    app.resources.addSubresource({ group: '', resource: 'configmaps' }, 'describe', {
       verbs: ['create'],
       create: (_ctx, parent, body) => ({ kind: 'Description', of: parent.metadata.name, keys: Object.keys(parent.data ?? {}), asked: body.question })
     })

@@ -1,0 +1,32 @@
+// The registry of served kinds (`fastify.resources`): the store contract's look-up by group and
+// resource, and what the REST layer itself needs besides (registration, paths, served versions).
+import type { ConvertedVersion, Resource, SubresourceDefinition, VersionLifecycle } from '../../resources/define.js'
+import type { GroupResource, ResourceStores } from '../../resources/resource-store.js'
+import type { GenericStore } from './store.js'
+
+/** A kind served in another group version: the conversion, and the served kind as discovery lists it. */
+export interface ConvertedServing { conversion: ConvertedVersion, served: Resource }
+
+export interface ResourceRegistry extends ResourceStores {
+  /** Registers a kind: its watch cache and its REST endpoints. */
+  add (resource: Resource): GenericStore
+  /**
+   * The kinds served over HTTP, one entry per served version (--runtime-config turns some off,
+   * older versions on); discovery and OpenAPI list these.
+   */
+  served (): Resource[]
+  /** The lifecycle of an older version served at `/apis/<group>/<version>/<plural>`, if that is one. */
+  olderVersion (group: string, version: string, plural: string): VersionLifecycle | undefined
+  /** The kind served at `/apis/<group>/<version>/<plural>` in another group's form, if that is one. */
+  converted (group: string, version: string, plural: string): ConvertedServing | undefined
+  /** The store serving `/apis/<group>/<version>/<plural>`. */
+  lookup (group: string, version: string, plural: string): GenericStore | undefined
+  /** Serves a subresource of a registered kind whose behaviour lives outside its kind file (serviceaccounts/token). */
+  addSubresource (gr: GroupResource, name: string, def: SubresourceDefinition): void
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    resources: ResourceRegistry
+  }
+}
