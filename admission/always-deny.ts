@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import { forbidden } from '../resources/status.js'
 import { CONTROLLER_USER } from '../resources/naming.js'
 import { APISERVER_USER } from '../resources/user-info.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 const SERVER_ITSELF = new Set([APISERVER_USER.username, CONTROLLER_USER.username])
 

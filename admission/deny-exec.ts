@@ -5,7 +5,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { ApiError, forbidden } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 const PODS = { group: '', resource: 'pods' }
 

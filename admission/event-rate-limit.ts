@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import { ApiError, fieldError, fieldErrorText, type FieldError } from '../resources/status.js'
 import { EVENT_RATE_LIMIT, group } from '../resources/naming.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 export type LimitType = 'Server' | 'Namespace' | 'User' | 'SourceAndObject'
 

@@ -10,7 +10,7 @@ import { forbidden } from '../resources/status.js'
 import { IMAGE_POLICY } from '../resources/naming.js'
 import type { AnyObject } from '../resources/define.js'
 import { webhookClientFromKubeconfig, type WebhookClient } from '../auth/webhook-client.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 const PODS = { group: '', resource: 'pods' }
 const EPHEMERAL_CONTAINERS = 'ephemeralcontainers'

@@ -37,7 +37,7 @@ import podTolerationRestriction from './pod-toleration-restriction.js'
 import { denyEscalatingExec, denyExecOnPrivileged } from './deny-exec.js'
 import runtimeClass from './runtime-class.js'
 import nodeRestriction from './node-restriction.js'
-import type { AdmissionOptions } from './chain.js'
+import type { AdmissionOptions } from '../resources/admission.js'
 
 export type AdmissionPhase = 'mutating' | 'validating' | 'both'
 

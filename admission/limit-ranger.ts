@@ -10,7 +10,7 @@ import { LIMIT_TYPES } from '../resources/limitranges.js'
 import { podLimits, podRequests } from '../resources/pod-resources.js'
 import { compareQuantities, milliValue, canonicalQuantity, type ResourceList } from '../resources/quantity.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 const kindOf = (a: AdmissionAttributes): 'pod' | 'claim' | undefined => {
   if (a.resource.group !== '' || a.subresource !== '') return undefined

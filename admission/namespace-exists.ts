@@ -3,7 +3,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { notFound } from '../resources/status.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 /** A request about an object inside a namespace (namespaces themselves are not). */
 export const isNamespaced = (a: AdmissionAttributes): boolean =>

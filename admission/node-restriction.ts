@@ -10,7 +10,7 @@ import { forbidden, notFound } from '../resources/status.js'
 import { GROUPS, MIRROR_POD_ANNOTATION, NAMESPACES, NODE_LABEL_DOMAINS, NODES } from '../resources/naming.js'
 import { podReferences } from '../resources/pod-references.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 type Labels = Record<string, string>
 

@@ -10,7 +10,7 @@ import { forbidden } from '../resources/status.js'
 import { canonicalGroup } from '../resources/naming.js'
 import type { AnyObject } from '../resources/define.js'
 import type { Attributes } from '../resources/authorization.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 type OwnerReference = Record<string, any>
 

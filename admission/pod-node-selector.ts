@@ -10,7 +10,7 @@ import { forbidden, notFound } from '../resources/status.js'
 import { SCHEDULER_ANNOTATIONS } from '../resources/naming.js'
 import { labelValueProblems, qualifiedNameProblems } from '../resources/validation.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 const NAME = 'PodNodeSelector'
 const PODS = { group: '', resource: 'pods' }

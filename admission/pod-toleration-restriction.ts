@@ -12,7 +12,7 @@ import { MEMORY_PRESSURE_TAINT, SCHEDULER_ANNOTATIONS } from '../resources/namin
 import { validateTolerations } from '../resources/core-types.js'
 import { qosClass } from '../resources/pods.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 import { allowedByWhitelist, mergeTolerations } from './tolerations.js'
 
 const NAME = 'PodTolerationRestriction'

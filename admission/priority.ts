@@ -7,7 +7,7 @@ import { forbidden } from '../resources/status.js'
 import { GROUPS } from '../resources/naming.js'
 import { PRIORITY_WITHOUT_DEFAULT_CLASS } from '../resources/priorityclasses.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 const PODS = { group: '', resource: 'pods' }
 const isPods = (a: AdmissionAttributes): boolean => a.resource.group === '' && a.resource.plural === 'pods' && a.subresource === ''

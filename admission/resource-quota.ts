@@ -12,7 +12,7 @@ import { APISERVER_USER } from '../resources/user-info.js'
 import { evaluatorFor, quotaIgnores, quotaMatches, quotaScopes, type QuotaEvaluator, type ScopeRequirement } from '../resources/quota-evaluators.js'
 import { addLists, exceeding, isNegativeQuantity, maskList, printList, subtractNonNegative, withoutZeros, type ResourceList } from '../resources/quantity.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 /** Charges that lost a compare-and-swap are checked again against the newer status this often. */
 const MAX_ATTEMPTS = 32

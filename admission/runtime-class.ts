@@ -8,7 +8,7 @@ import { forbidden } from '../resources/status.js'
 import { GROUPS } from '../resources/naming.js'
 import { compareQuantities } from '../resources/quantity.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 import { mergeTolerations } from './tolerations.js'
 
 const PODS = { group: '', resource: 'pods' }

@@ -8,7 +8,7 @@ import { forbidden } from '../resources/status.js'
 import { MIRROR_POD_ANNOTATION, POD_SERVICE_ACCOUNT, ROOT_CA_CONFIGMAP, SERVICE_ACCOUNTS } from '../resources/naming.js'
 import { randomNameSuffix } from '../resources/meta.js'
 import type { AnyObject } from '../resources/define.js'
-import type { AdmissionAttributes } from './chain.js'
+import type { AdmissionAttributes } from '../resources/admission.js'
 
 const PODS = { group: '', resource: 'pods' }
 /** The reference server's bound-token lifetime for pods: a little over an hour, so it can tell them apart. */

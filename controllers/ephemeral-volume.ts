@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { ResourceStore } from '../resources/resource-store.js'
+import type { ResourceStore } from '../storage/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, eventLoop } from './loop.js'
 
 /** The claim an ephemeral volume of a pod stands for. */

@@ -2,7 +2,7 @@
 // watch caches' events. Only objects that carry ownerReferences have an entry (most objects
 // have none, and an owner is found through its kind's cache), so an object without owners
 // costs nothing here and one with owners costs its references.
-import type { ResourceStore } from '../resources/resource-store.js'
+import type { ResourceStore } from '../storage/resource-store.js'
 
 export interface OwnerRef {
   uid: string

@@ -8,7 +8,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
 import { CONTROLLER_USER, NAMESPACES } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
-import type { Caller } from '../resources/resource-store.js'
+import type { Caller } from '../storage/resource-store.js'
 
 export interface KubernetesServiceOptions {
   /** The first address of the primary service range. */

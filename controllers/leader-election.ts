@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify'
 import { CONTROLLER_MANAGER_LEASE, GROUPS, NAMESPACES } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { ResourceStore } from '../resources/resource-store.js'
+import type { ResourceStore } from '../storage/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller } from './loop.js'
 
 export interface LeaderElectionOptions {

@@ -2,7 +2,7 @@
 // again after it asks to (an expiry), and at a slow resync; never two runs at once.
 import type { FastifyInstance } from 'fastify'
 import { CONTROLLER_USER } from '../resources/naming.js'
-import type { Caller, ResourceStore } from '../resources/resource-store.js'
+import type { Caller, ResourceStore } from '../storage/resource-store.js'
 import type { CacheEvent } from '../storage/interface.js'
 
 export interface LoopOptions {

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { FINALIZERS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
-import type { ResourceStore } from '../resources/resource-store.js'
+import type { ResourceStore } from '../storage/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 
 /** While a namespace still holds objects (some with finalizers of their own), look again this soon. */

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { GROUPS, RBAC } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { Caller, ResourceStore } from '../resources/resource-store.js'
+import type { Caller, ResourceStore } from '../storage/resource-store.js'
 import { APISERVER_USER } from '../resources/user-info.js'
 import { uncovered, type PolicyRule } from '../auth/rbac/rules.js'
 import {

@@ -11,7 +11,7 @@ import { ApiError } from '../resources/status.js'
 import { evaluatorFor, quotaIgnores, quotaScopes } from '../resources/quota-evaluators.js'
 import { addLists, listsEqual, maskList, type ResourceList } from '../resources/quantity.js'
 import type { AnyObject } from '../resources/define.js'
-import type { ResourceStore } from '../resources/resource-store.js'
+import type { ResourceStore } from '../storage/resource-store.js'
 import type { CacheEvent } from '../storage/interface.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import { FINALIZERS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
-import type { ResourceStore } from '../resources/resource-store.js'
+import type { ResourceStore } from '../storage/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, eventLoop } from './loop.js'
 const FINISHED_PHASES = ['Succeeded', 'Failed']
 

@@ -3,7 +3,7 @@
 import type { FastifyServerOptions } from 'fastify'
 import type { AuthenticationSettings } from '../auth/authenticators/index.js'
 import type { AuthorizationSettings } from '../auth/authorizers/index.js'
-import type { AdmissionOptions } from '../admission/chain.js'
+import type { AdmissionOptions } from '../resources/admission.js'
 import type { ServiceAccountOptions } from '../auth/service-account-tokens.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 import type { AuditOptions } from '../plugins/audit/index.js'

@@ -4,7 +4,7 @@
 // distinct set of reasons, naming the first pod and how many others share it.
 import { isDeepStrictEqual } from 'node:util'
 import { invalid } from '../../resources/status.js'
-import type { AdmissionAttributes } from '../chain.js'
+import type { AdmissionAttributes } from '../../resources/admission.js'
 import type { AnyObject } from './check.js'
 import type { PodSecurityConfiguration } from './configuration.js'
 import { evaluatePod, violationReasons } from './evaluate.js'

@@ -2,7 +2,7 @@
 // version and mode; exempt requests; errors that stopped (fatal) or degraded an evaluation.
 import type { FastifyInstance } from 'fastify'
 import { API_LEVEL } from '../../resources/naming.js'
-import type { AdmissionAttributes } from '../chain.js'
+import type { AdmissionAttributes } from '../../resources/admission.js'
 import { atLeast, LATEST, versionText, type LevelVersion, type Mode } from './policy.js'
 
 const SERVER_VERSION = Number(API_LEVEL.minor)

@@ -3,7 +3,7 @@
 // of them a request reaches, and one call with its failure policy, warnings and rejection.
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import type { AdmissionAttributes } from '../chain.js'
+import type { AdmissionAttributes } from '../../resources/admission.js'
 import type { CachedObject } from '../../storage/interface.js'
 import { ApiError, badRequest, internalError, type StatusReason } from '../../resources/status.js'
 import { ADMISSION_WEBHOOK, GROUPS } from '../../resources/naming.js'

@@ -1,7 +1,7 @@
 // Which webhooks a request reaches: rules (operation, group, version, resource and
 // subresource, scope), then objectSelector and namespaceSelector, as the reference server
 // matches them.
-import type { AdmissionAttributes } from '../chain.js'
+import type { AdmissionAttributes } from '../../resources/admission.js'
 import { GROUP_ALIASES, GROUPS } from '../../resources/naming.js'
 import { matchesLabels, selectorRequirements } from '../../machinery/selectors.js'
 

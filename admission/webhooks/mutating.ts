@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import type { AdmissionAttributes, AdmissionOptions } from '../chain.js'
+import type { AdmissionAttributes, AdmissionOptions } from '../../resources/admission.js'
 import type { AnyObject } from '../../resources/define.js'
 import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'

@@ -1,6 +1,6 @@
 // AdmissionReview (admission.svc.io v1 and v1beta1): the request a webhook receives, with every
 // field of the spec's table (its answer is read in answer.ts).
-import type { AdmissionAttributes } from '../chain.js'
+import type { AdmissionAttributes } from '../../resources/admission.js'
 import { GROUPS } from '../../resources/naming.js'
 import { SUPPORTED_REVIEW_VERSIONS } from '../../resources/webhook-configuration.js'
 

@@ -2,7 +2,7 @@
 // rejection (in configuration order) fails the request.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import type { AdmissionOptions } from '../chain.js'
+import type { AdmissionOptions } from '../../resources/admission.js'
 import { createDispatcher } from './dispatcher.js'
 import { addWarnings } from './warnings.js'
 

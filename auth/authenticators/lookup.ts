@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject } from '../../resources/define.js'
 import { ApiError } from '../../resources/status.js'
-import type { GroupResource } from '../../resources/resource-store.js'
+import type { GroupResource } from '../../storage/resource-store.js'
 
 /**
  * An object as authenticators see it: from the kind's watch cache, or, when the cache has not

@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject } from '../../resources/define.js'
 import { GROUPS } from '../../resources/naming.js'
-import type { GroupResource, ResourceStore } from '../../resources/resource-store.js'
+import type { GroupResource, ResourceStore } from '../../storage/resource-store.js'
 import { podReferences } from '../../resources/pod-references.js'
 import { CacheIndex } from '../../storage/cache-index.js'
 

@@ -6,7 +6,7 @@ import type { FastifyInstance } from 'fastify'
 import type { UserInfo } from '../../resources/user-info.js'
 import type { AnyObject } from '../../resources/define.js'
 import { GROUPS } from '../../resources/naming.js'
-import type { ResourceStore } from '../../resources/resource-store.js'
+import type { ResourceStore } from '../../storage/resource-store.js'
 import { CacheIndex } from '../../storage/cache-index.js'
 import type { PolicyRule } from './rules.js'
 

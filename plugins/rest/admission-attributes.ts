@@ -1,8 +1,8 @@
 // What an admission plugin sees of a request, with look-ups into other kinds' caches.
 import type { AnyObject, Resource } from '../../resources/define.js'
 import type { CachedObject, StoredObject } from '../../storage/interface.js'
-import type { AdmissionAttributes, Operation } from '../../admission/chain.js'
-import type { Caller, ResourceStores } from '../../resources/resource-store.js'
+import type { AdmissionAttributes, Operation } from '../../resources/admission.js'
+import type { Caller, ResourceStores } from '../../storage/resource-store.js'
 
 export interface AdmissionRequest {
   operation: Operation

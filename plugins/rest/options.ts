@@ -3,9 +3,9 @@
 import { badRequest, invalid, type FieldError } from '../../resources/status.js'
 import { fieldManagerProblems } from '../../machinery/field-manager-names.js'
 import { GROUPS } from '../../resources/naming.js'
-import type { DeleteOptions, FieldValidation, WriteOptions } from '../../resources/resource-store.js'
+import type { DeleteOptions, FieldValidation, WriteOptions } from '../../storage/resource-store.js'
 
-export type { DeleteOptions, FieldValidation, WriteOptions } from '../../resources/resource-store.js'
+export type { DeleteOptions, FieldValidation, WriteOptions } from '../../storage/resource-store.js'
 
 export type Query = Record<string, string | string[] | undefined>
 

@@ -1,7 +1,7 @@
 // The registry of served kinds (`fastify.resources`): the store contract's look-up by group and
 // resource, and what the REST layer itself needs besides (registration, paths, served versions).
 import type { ConvertedVersion, Resource, SubresourceDefinition, VersionLifecycle } from '../../resources/define.js'
-import type { GroupResource, ResourceStores } from '../../resources/resource-store.js'
+import type { GroupResource, ResourceStores } from '../../storage/resource-store.js'
 import type { GenericStore } from './store.js'
 
 /** A kind served in another group version: the conversion, and the served kind as discovery lists it. */

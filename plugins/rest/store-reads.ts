@@ -8,7 +8,7 @@ import { storageErrorToStatus } from './storage-errors.js'
 import { parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from '../../machinery/selectors.js'
 import { decodeContinue } from './continue.js'
 import type { ListOptions } from './options.js'
-import type { ResourceStores } from '../../resources/resource-store.js'
+import type { ResourceStores } from '../../storage/resource-store.js'
 
 const RV_WAIT_MS = 3000
 /** A consistent read waits this long for the watch cache before it reads the database instead. */

@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, strictDecodingError } from '../../resources/status.js'
 import { type AnyObject, type Pools, type RequestContext, type Resource, type StreamLocation, type VirtualContext } from '../../resources/define.js'
 import { StorageError, type Storage, type StoredObject, type WatchCache } from '../../storage/interface.js'
-import type { AdmissionChain } from '../../admission/chain.js'
+import type { AdmissionChain } from '../../resources/admission.js'
 import { randomNameSuffix } from '../../resources/meta.js'
 import { dedupOwnerReferences } from '../../resources/owner-references.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'
@@ -19,9 +19,9 @@ import { finalizersForDeletion } from './deletion-finalizers.js'
 import { clearServerSetMetadata, keepUnowned, placeInNamespace, settleCreatedMetadata, settleUpdatedMetadata } from './admitted-metadata.js'
 import { StoreReads } from './store-reads.js'
 import type { ListOptions } from './options.js'
-import type { Caller, DeleteOptions, FieldValidation, Ownership, ResourceStore, ResourceStores, UpdateOptions, WriteOptions } from '../../resources/resource-store.js'
+import type { Caller, DeleteOptions, FieldValidation, Ownership, ResourceStore, ResourceStores, UpdateOptions, WriteOptions } from '../../storage/resource-store.js'
 
-export type { Caller, Ownership } from '../../resources/resource-store.js'
+export type { Caller, Ownership } from '../../storage/resource-store.js'
 
 /** Unconditional updates retry conflicts for as long as a request may take, as GuaranteedUpdate does. */
 const RETRY_CONFLICTS_MS = 60_000

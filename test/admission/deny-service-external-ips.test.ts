@@ -8,7 +8,7 @@ import { suiteApp } from '../resources/suite.js'
 import { ApiError } from '../../resources/status.js'
 import { RESOURCES } from '../../resources/index.js'
 import type { AnyObject, Resource } from '../../resources/define.js'
-import type { AdmissionAttributes, Operation } from '../../admission/chain.js'
+import type { AdmissionAttributes, Operation } from '../../resources/admission.js'
 
 const SERVICES = { group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true } as unknown as Resource
 const servicesServed = RESOURCES.some(r => r.group === '' && r.plural === 'services')

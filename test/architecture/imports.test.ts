@@ -43,21 +43,6 @@ const MAY_IMPORT: Readonly<Record<string, readonly string[]>> = {
 // repository root, the imported one as written, .js) with why it is still here. Empty it as
 // the imports go.
 const KNOWN_VIOLATIONS: Readonly<Record<string, string>> = {
-  'plugins/rest/admission-attributes.ts -> admission/chain.js': 'the admission attribute types live in admission/chain.ts; they belong below plugins/',
-  'plugins/rest/store.ts -> admission/chain.js': 'the store calls the chain through types declared in admission/chain.ts; they belong below plugins/',
-  'auth/authorizers/node-graph.ts -> plugins/rest/store.js': 'reads GenericStore from the REST layer; a store contract below plugins/ replaces it',
-  'auth/rbac/resolver.ts -> plugins/rest/store.js': 'reads GenericStore from the REST layer; a store contract below plugins/ replaces it',
-  'controllers/clusterrole-aggregation.ts -> plugins/rest/store.js': 'writes through GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/ephemeral-volume.ts -> plugins/rest/store.js': 'writes through GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/garbage-collector-graph.ts -> plugins/rest/store.js': 'reads GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/garbage-collector.ts -> plugins/rest/store.js': 'writes through GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/kubernetes-service.ts -> plugins/rest/store.js': 'writes through GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/leader-election.ts -> plugins/rest/store.js': 'writes the Lease through GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/loop.ts -> plugins/rest/store.js': 'watches through GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/namespace.ts -> plugins/rest/store.js': 'writes through GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/rbac-bootstrap.ts -> plugins/rest/store.js': 'writes through GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/resource-quota.ts -> plugins/rest/store.js': 'writes through GenericStore of the REST layer; a store contract below plugins/ replaces it',
-  'controllers/storage-protection.ts -> plugins/rest/store.js': 'writes through GenericStore of the REST layer; a store contract below plugins/ replaces it'
 }
 
 // Top-level directories that hold no TypeScript of the server's (or are not ours to check).

@@ -3,7 +3,7 @@
 // namespaceSelector, which cluster-scoped objects other than namespaces ignore.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import type { AdmissionAttributes } from '../../../admission/chain.js'
+import type { AdmissionAttributes } from '../../../resources/admission.js'
 import { namespaceSelectorMatches, objectSelectorMatches, ruleMatches } from '../../../admission/webhooks/matching.js'
 import pods from '../../../resources/pods.js'
 import namespaces from '../../../resources/namespaces.js'

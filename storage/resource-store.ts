@@ -1,13 +1,13 @@
 // The store contract: how code above the REST layer (controllers, authorizers, admission
 // plugins) reads and writes a kind's objects, without knowing the class that serves them.
 // plugins/rest implements it (GenericStore); everything else codes against this file.
-import type { AnyObject, Resource } from './define.js'
-import type { GroupResource } from './status.js'
-import type { UserInfo } from './user-info.js'
-import type { FeatureGates } from './feature-gates.js'
-import type { CachedObject, StoredObject, WatchCache } from '../storage/interface.js'
+import type { AnyObject, Resource } from '../resources/define.js'
+import type { GroupResource } from '../resources/status.js'
+import type { UserInfo } from '../resources/user-info.js'
+import type { FeatureGates } from '../resources/feature-gates.js'
+import type { CachedObject, StoredObject, WatchCache } from './interface.js'
 
-export type { GroupResource } from './status.js'
+export type { GroupResource } from '../resources/status.js'
 
 /** Who writes, and where the answer's warnings go. */
 export interface Caller {
