@@ -20,7 +20,7 @@ export default fp(async function defaultIngressClass (fastify: FastifyInstance) 
       if (ingress === undefined || typeof ingress.spec?.ingressClassName === 'string') return
       if (ingress.metadata?.annotations?.[ANNOTATIONS.ingressClass] !== undefined) return
       // A class created just before the Ingress counts: read up to the newest revision.
-      const defaults = (await a.listConsistent('ingressclasses', GROUPS.networking)).filter(isDefault)
+      const defaults = (await a.listConsistent({ group: GROUPS.networking, resource: 'ingressclasses' })).filter(isDefault)
       if (defaults.length > 1) {
         throw forbidden(INGRESSES, a.name, `Internal error occurred: ${defaults.length} default IngressClasses were found, only 1 allowed`)
       }

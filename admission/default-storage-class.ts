@@ -17,7 +17,7 @@ export default fp(async function defaultStorageClass (fastify: FastifyInstance) 
       // An explicit class, even "", is the claim's own choice.
       if (claim === undefined || typeof claim.spec?.storageClassName === 'string') return
       // A class created just before the claim counts: read up to the newest revision.
-      const defaults = (await a.listConsistent('storageclasses', GROUPS.storage)).filter(isDefault)
+      const defaults = (await a.listConsistent({ group: GROUPS.storage, resource: 'storageclasses' })).filter(isDefault)
       if (defaults.length > 1) {
         throw forbidden({ group: '', resource: 'persistentvolumeclaims' }, a.name, `Internal error occurred: ${defaults.length} default StorageClasses were found`)
       }

@@ -21,7 +21,7 @@ function denyExec (name: string, checks: Checks) {
     handles: (a: AdmissionAttributes) => a.operation === 'CONNECT' && a.resource.group === '' && a.resource.plural === 'pods' && (a.subresource === 'exec' || a.subresource === 'attach'),
     async validate (a: AdmissionAttributes) {
       const refuse = (why: string): ApiError => forbidden(PODS, a.name, why)
-      const pod = await a.lookup('pods', '', a.namespace, a.name)
+      const pod = await a.lookup({ group: '', resource: 'pods' }, a.namespace, a.name)
       if (pod === undefined) throw refuse(`pods ${JSON.stringify(a.name)} not found`)
       const spec: Readonly<AnyObject> = pod.spec ?? {}
       if (checks.hostNetwork && spec.hostNetwork === true) throw refuse('cannot exec into or attach to a container using host network')

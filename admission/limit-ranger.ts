@@ -125,7 +125,7 @@ function claimProblems (claim: AnyObject, range: AnyObject): string[] {
 const aggregate = (problems: string[]): string => problems.length === 1 ? problems[0]! : `[${problems.join(', ')}]`
 
 export default fp(async function limitRanger (fastify: FastifyInstance) {
-  const ranges = (a: AdmissionAttributes): Promise<AnyObject[]> => a.listRecent('limitranges', '', a.namespace)
+  const ranges = (a: AdmissionAttributes): Promise<AnyObject[]> => a.listRecent({ group: '', resource: 'limitranges' }, a.namespace)
   fastify.admission.add({
     name: 'LimitRanger',
     handles: (a) => (a.operation === 'CREATE' || a.operation === 'UPDATE') && a.object !== undefined && kindOf(a) !== undefined &&

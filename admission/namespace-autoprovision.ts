@@ -13,7 +13,7 @@ export default fp(async function namespaceAutoProvision (fastify: FastifyInstanc
     name: 'NamespaceAutoProvision',
     handles: (a) => a.operation === 'CREATE' && isNamespaced(a),
     async mutate (a) {
-      if (a.dryRun || await a.lookup('namespaces', '', '', a.namespace) !== undefined) return
+      if (a.dryRun || await a.lookup({ group: '', resource: 'namespaces' }, '', a.namespace) !== undefined) return
       const namespaces = fastify.resources.find({ group: '', resource: 'namespaces' })!
       try {
         await namespaces.create('', { metadata: { name: a.namespace } }, { dryRun: false, fieldValidation: 'Strict', force: false },

@@ -15,7 +15,7 @@ export default fp(async function namespaceExists (fastify: FastifyInstance) {
     handles: (a) => a.operation !== 'CONNECT' && isNamespaced(a),
     async validate (a) {
       // The look-up falls back to a consistent read when the cache lacks the namespace.
-      if (await a.lookup('namespaces', '', '', a.namespace) === undefined) throw notFound({ group: '', resource: 'namespaces' }, a.namespace)
+      if (await a.lookup({ group: '', resource: 'namespaces' }, '', a.namespace) === undefined) throw notFound({ group: '', resource: 'namespaces' }, a.namespace)
     }
   })
 }, { name: 'admission:namespace-exists', dependencies: ['admission'] })

@@ -17,7 +17,7 @@ export default fp(async function namespaceLifecycle (fastify: FastifyInstance) {
         if (PROTECTED_NAMESPACES.includes(a.name)) throw forbidden(NAMESPACES, a.name, 'this namespace may not be deleted')
         return
       }
-      const ns = await a.lookup('namespaces', '', '', a.namespace)
+      const ns = await a.lookup({ group: '', resource: 'namespaces' }, '', a.namespace)
       if (ns === undefined) throw notFound(NAMESPACES, a.namespace)
       if (ns.status?.phase === 'Terminating' || ns.metadata?.deletionTimestamp) {
         const err = forbidden({ group: a.resource.group, resource: a.resource.plural }, a.name,

@@ -79,7 +79,7 @@ async function admitPodCreate (node: string, a: AdmissionAttributes): Promise<vo
   }
   if (owner.controller !== true) throw refuse(a, `node ${q} can only create pods with a controller owner reference set to itself`)
   if (owner.blockOwnerDeletion === true) throw refuse(a, `node ${q} must not set blockOwnerDeletion on an owner reference`)
-  const stored = await a.lookup('nodes', '', '', node)
+  const stored = await a.lookup({ group: '', resource: 'nodes' }, '', node)
   if (stored === undefined) throw notFound({ group: '', resource: 'nodes' }, node)
   if (owner.uid !== stored.metadata?.uid) throw refuse(a, `node ${node} UID mismatch: expected ${String(owner.uid)} got ${String(stored.metadata?.uid)}`)
   if ((pod.spec?.serviceAccountName ?? '') !== '') throw refuse(a, `node ${q} can not create pods that reference a service account`)
@@ -114,7 +114,7 @@ async function admitPod (node: string, a: AdmissionAttributes): Promise<void> {
     }
     case 'eviction': {
       if (a.operation !== 'CREATE') throw refuse(a, `unexpected operation ${a.operation}`)
-      const pod = await a.lookup('pods', '', a.namespace, a.name)
+      const pod = await a.lookup({ group: '', resource: 'pods' }, a.namespace, a.name)
       if (pod === undefined) throw notFound({ group: '', resource: 'pods' }, a.name)
       if ((pod.spec?.nodeName ?? '') !== node) throw refuse(a, `node ${node} can only evict pods with spec.nodeName set to itself`)
       return
@@ -151,7 +151,7 @@ async function admitTokenRequest (node: string, a: AdmissionAttributes): Promise
   const ref: AnyObject | undefined = a.object?.spec?.boundObjectRef ?? undefined
   if (ref === undefined || ref === null || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || (ref.name ?? '') === '') throw refuse(a, 'node requested token not bound to a pod')
   if ((ref.uid ?? '') === '') throw refuse(a, 'node requested token with a pod binding without a uid')
-  const pod = await a.lookup('pods', '', a.namespace, ref.name)
+  const pod = await a.lookup({ group: '', resource: 'pods' }, a.namespace, ref.name)
   if (pod === undefined) throw notFound({ group: '', resource: 'pods' }, ref.name)
   if (ref.uid !== pod.metadata?.uid) throw refuse(a, `the UID in the bound object reference (${String(ref.uid)}) does not match the UID in record. The object might have been deleted and then recreated`)
   if ((pod.spec?.nodeName ?? '') !== node) throw refuse(a, 'node requested token bound to a pod scheduled on a different node')

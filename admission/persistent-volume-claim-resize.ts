@@ -19,7 +19,7 @@ export default fp(async function persistentVolumeClaimResize (fastify: FastifyIn
       if (old.status?.phase !== 'Bound') throw forbidden(CLAIMS, a.name, 'Only bound persistent volume claims can be expanded')
       const className: string = claim.spec?.storageClassName ?? ''
       const allowed = className !== '' && className === (old.spec?.storageClassName ?? '') &&
-        (await a.lookup('storageclasses', GROUPS.storage, '', className))?.allowVolumeExpansion === true
+        (await a.lookup({ group: GROUPS.storage, resource: 'storageclasses' }, '', className))?.allowVolumeExpansion === true
       if (!allowed) {
         throw forbidden(CLAIMS, a.name, 'only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize')
       }

@@ -57,7 +57,7 @@ export default fp(async function podNodeSelector (fastify: FastifyInstance) {
 
   /** The namespace's selector: its annotation, else the cluster default. */
   async function namespaceSelector (a: AdmissionAttributes): Promise<Labels> {
-    const ns = await a.lookup('namespaces', '', '', a.namespace)
+    const ns = await a.lookup({ group: '', resource: 'namespaces' }, '', a.namespace)
     if (ns === undefined) throw notFound({ group: '', resource: 'namespaces' }, a.namespace)
     const annotation: unknown = ns.metadata?.annotations?.[SCHEDULER_ANNOTATIONS.nodeSelector]
     if (typeof annotation !== 'string') return configured.get(CLUSTER_DEFAULT) ?? {}

@@ -35,7 +35,7 @@ export default fp(async function podTolerationRestriction (fastify: FastifyInsta
 
   /** A namespace annotation's tolerations: undefined when it is absent, none when it is empty. */
   async function namespaceTolerations (a: AdmissionAttributes, key: string): Promise<AnyObject[] | undefined> {
-    const ns = await a.lookup('namespaces', '', '', a.namespace)
+    const ns = await a.lookup({ group: '', resource: 'namespaces' }, '', a.namespace)
     if (ns === undefined) throw notFound({ group: '', resource: 'namespaces' }, a.namespace)
     const value: unknown = ns.metadata?.annotations?.[key]
     if (typeof value !== 'string') return undefined

@@ -16,7 +16,7 @@ const isClasses = (a: AdmissionAttributes): boolean => a.resource.group === GROU
 /** The global default class; should a race have made several, the lowest value wins. */
 async function defaultClass (a: AdmissionAttributes): Promise<AnyObject | undefined> {
   let found: AnyObject | undefined
-  for (const pc of await a.listConsistent('priorityclasses', GROUPS.scheduling)) {
+  for (const pc of await a.listConsistent({ group: GROUPS.scheduling, resource: 'priorityclasses' })) {
     if (pc.globalDefault === true && (found === undefined || found.value > pc.value)) found = pc
   }
   return found
@@ -32,7 +32,7 @@ async function admitNewPod (a: AdmissionAttributes, spec: AnyObject): Promise<vo
     priority = pc?.value ?? PRIORITY_WITHOUT_DEFAULT_CLASS
     policy = pc === undefined ? 'PreemptLowerPriority' : pc.preemptionPolicy
   } else {
-    const pc = await a.lookup('priorityclasses', GROUPS.scheduling, '', spec.priorityClassName)
+    const pc = await a.lookup({ group: GROUPS.scheduling, resource: 'priorityclasses' }, '', spec.priorityClassName)
     if (pc === undefined) throw forbidden(PODS, a.name, `no PriorityClass with name ${String(spec.priorityClassName)} was found`)
     priority = pc.value
     policy = pc.preemptionPolicy

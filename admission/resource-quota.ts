@@ -121,7 +121,7 @@ export default fp(async function resourceQuota (fastify: FastifyInstance) {
   }
 
   async function admit (a: AdmissionAttributes, e: QuotaEvaluator): Promise<void> {
-    let quotas = await a.listRecent('resourcequotas', '', a.namespace)
+    let quotas = await a.listRecent({ group: '', resource: 'resourcequotas' }, a.namespace)
     for (let attempt = 1; ; attempt++) {
       const charges = check(a, e, quotas, limited)
       if (charges.length === 0 || a.dryRun) return
@@ -130,7 +130,7 @@ export default fp(async function resourceQuota (fastify: FastifyInstance) {
       if (failed.size === 0) return
       if (attempt >= MAX_ATTEMPTS) throw forbidden(gr(a), a.name, `unable to update quota status: the quotas ${[...failed].sort().join(',')} kept changing`)
       // Only the quotas whose charge did not land are checked again, at the database's newest state.
-      quotas = (await a.listConsistent('resourcequotas', '', a.namespace)).filter(q => failed.has(q.metadata.name))
+      quotas = (await a.listConsistent({ group: '', resource: 'resourcequotas' }, a.namespace)).filter(q => failed.has(q.metadata.name))
     }
   }
 

@@ -18,7 +18,7 @@ const refuse = (a: AdmissionAttributes, why: string): Error => forbidden(PODS, a
 async function classOf (a: AdmissionAttributes, spec: AnyObject): Promise<Readonly<AnyObject> | undefined> {
   const name: unknown = spec.runtimeClassName
   if (typeof name !== 'string') return undefined
-  const rc = await a.lookup('runtimeclasses', GROUPS.node, '', name)
+  const rc = await a.lookup({ group: GROUPS.node, resource: 'runtimeclasses' }, '', name)
   if (rc === undefined) throw refuse(a, `pod rejected: RuntimeClass ${JSON.stringify(name)} not found`)
   return rc
 }

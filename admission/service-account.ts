@@ -37,7 +37,7 @@ async function findAccount (a: AdmissionAttributes, name: string): Promise<Reado
   const interval = 100 + Math.floor(Math.random() * 100)
   for (let i = 0; i < attempts; i++) {
     if (i > 0) await sleep(interval)
-    const account = await a.lookup('serviceaccounts', '', a.namespace, name)
+    const account = await a.lookup({ group: '', resource: 'serviceaccounts' }, a.namespace, name)
     if (account !== undefined) return account
   }
   throw forbidden(PODS, a.name, `error looking up service account ${a.namespace}/${name}: serviceaccount "${name}" not found`)

@@ -2,6 +2,7 @@
 // plugins: what a plugin sees of a request, what a plugin is, and the chain it joins.
 import type { AnyObject, Resource } from './define.js'
 import type { UserInfo } from './user-info.js'
+import type { GroupResource } from './status.js'
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'
 
@@ -22,13 +23,13 @@ export interface AdmissionAttributes {
    * cache, as fresh as this process's own writes (a consistent read when the cache lacks it).
    * The object is shared and frozen: read it, never change it.
    */
-  lookup (plural: string, group: string, namespace: string, name: string): Promise<Readonly<AnyObject> | undefined>
+  lookup (gr: GroupResource, namespace: string, name: string): Promise<Readonly<AnyObject> | undefined>
   /** Lists the current objects of a kind (from the watch cache). */
-  list (plural: string, group: string, namespace?: string): AnyObject[]
+  list (gr: GroupResource, namespace?: string): AnyObject[]
   /** Lists the current objects of a kind from the watch cache, as fresh as this process's own writes to it (as lookup). */
-  listRecent (plural: string, group: string, namespace?: string): Promise<AnyObject[]>
+  listRecent (gr: GroupResource, namespace?: string): Promise<AnyObject[]>
   /** Lists the objects of a kind as of the database's newest revision (waits for the watch cache to catch up). */
-  listConsistent (plural: string, group: string, namespace?: string): Promise<AnyObject[]>
+  listConsistent (gr: GroupResource, namespace?: string): Promise<AnyObject[]>
   /** Warnings for the client. */
   warnings: string[]
   /** Kept on the request for the audit log (webhook mutations). */

@@ -1,6 +1,6 @@
 // What a kind is: a declarative definition the generic REST machinery serves.
 import type { Static, TObject } from '@sinclair/typebox'
-import type { FieldError } from './status.js'
+import type { FieldError, GroupResource } from './status.js'
 import type { UserInfo } from './user-info.js'
 import type { Attributes, RuleSet, Verdict } from './authorization.js'
 import type { FeatureGates } from './feature-gates.js'
@@ -102,7 +102,7 @@ export interface Strategy<T = AnyObject> {
 /** What a CONNECT subresource may read while it locates its stream. */
 export interface ConnectContext {
   /** A stored object of any kind (the parent's node), or undefined when there is none. */
-  lookup (plural: string, group: string, namespace: string, name: string): Promise<Readonly<AnyObject> | undefined>
+  lookup (gr: GroupResource, namespace: string, name: string): Promise<Readonly<AnyObject> | undefined>
 }
 
 /** Where a CONNECT subresource's stream goes: a node agent's endpoint and path. */

@@ -80,7 +80,7 @@ export const DEFAULT_AGENT_PORT = 10250
 
 /** Where a node's agent listens (upstream's GetConnectionInfo): its preferred address and reported port. */
 export async function nodeAgentEndpoint (nodeName: string, ctx: ConnectContext): Promise<{ host: string, port: number }> {
-  const node = await ctx.lookup('nodes', '', '', nodeName)
+  const node = await ctx.lookup({ group: '', resource: 'nodes' }, '', nodeName)
   if (node === undefined) throw notFound({ group: '', resource: 'nodes' }, nodeName)
   const addresses: Node[] = node.status?.addresses ?? []
   for (const type of PREFERRED_ADDRESS_TYPES) {

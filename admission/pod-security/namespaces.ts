@@ -86,7 +86,7 @@ function prioritized (pods: AnyObject[], config: PodSecurityConfiguration): AnyO
 
 function existingPodWarnings (a: AdmissionAttributes, namespace: string, enforce: LevelVersion, config: PodSecurityConfiguration): string[] {
   const deadline = performance.now() + POD_CHECK_BUDGET_MS
-  const pods = prioritized(a.list('pods', '', namespace), config)
+  const pods = prioritized(a.list({ group: '', resource: 'pods' }, namespace), config)
   const toCheck = pods.slice(0, MAX_PODS_TO_CHECK)
   /** Reasons → the lexically first pod with them and how many pods share them, in order of discovery. */
   const groups = new Map<string, { podName: string, count: number }>()

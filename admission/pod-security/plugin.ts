@@ -102,7 +102,7 @@ async function validatePod (a: AdmissionAttributes, config: PodSecurityConfigura
     a.auditAnnotations[AUDIT.exempt] = 'user'
     return record.exemption(a)
   }
-  const namespace = await a.lookup('namespaces', '', '', a.namespace)
+  const namespace = await a.lookup({ group: '', resource: 'namespaces' }, '', a.namespace)
   if (namespace === undefined) {
     record.error(true, a)
     throw internalError(`failed to lookup namespace ${JSON.stringify(a.namespace)}`)

@@ -72,7 +72,7 @@ export async function namespaceSelectorMatches (webhook: AnyObject, a: Admission
   if (isNamespace) {
     labels = (a.object ?? a.oldObject)?.metadata?.labels ?? {}
   } else {
-    const ns = await a.lookup('namespaces', '', '', a.namespace)
+    const ns = await a.lookup({ group: '', resource: 'namespaces' }, '', a.namespace)
     labels = ns?.metadata?.labels ?? {}
   }
   return matchesLabels(selectorRequirements(selector!), labels)

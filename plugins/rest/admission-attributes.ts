@@ -20,22 +20,22 @@ export function admissionAttributes (resource: Resource, registry: ResourceStore
     operation: r.operation, resource, subresource: r.subresource, namespace: resource.namespaced ? r.namespace : '', name: r.name,
     object: r.object, oldObject: r.oldObject, user: r.caller.user, dryRun: r.dryRun, warnings: r.caller.warnings,
     auditAnnotations: r.caller.auditAnnotations ??= {}, fieldManager: r.caller.manager,
-    lookup: async (plural, group, ns, n) => {
-      const store = registry.find({ group, resource: plural })
+    lookup: async (gr, ns, n) => {
+      const store = registry.find(gr)
       if (store === undefined) return undefined
       // As fresh as this process's own writes: a namespace it marked terminating a moment
       // ago refuses new objects, and no create waits on a revision query.
       const found = await store.readRecent(store.key(ns, n), n)
       return found === undefined ? undefined : parsedLookup(found)
     },
-    list: (plural, group, ns) => registry.find({ group, resource: plural })?.cachedObjects(ns) ?? [],
-    listRecent: async (plural, group, ns) => {
-      const store = registry.find({ group, resource: plural })
+    list: (gr, ns) => registry.find(gr)?.cachedObjects(ns) ?? [],
+    listRecent: async (gr, ns) => {
+      const store = registry.find(gr)
       await store?.caughtUp()
       return store?.cachedObjects(ns) ?? []
     },
-    listConsistent: async (plural, group, ns) => {
-      const store = registry.find({ group, resource: plural })
+    listConsistent: async (gr, ns) => {
+      const store = registry.find(gr)
       await store?.freshen(undefined)
       return store?.cachedObjects(ns) ?? []
     }

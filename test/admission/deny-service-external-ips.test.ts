@@ -18,7 +18,7 @@ const service = (externalIPs?: string[]): AnyObject => ({ metadata: { name: 'web
 function attributes (operation: Operation, object: AnyObject, oldObject?: AnyObject, resource = SERVICES, subresource = ''): AdmissionAttributes {
   return {
     operation, resource, subresource, namespace: 'default', name: 'web', object, oldObject, user: { username: 'alice', groups: ['system:authenticated'] },
-    dryRun: false, warnings: [], auditAnnotations: {}, lookup: async (plural, _group, _ns, name) => plural === 'namespaces' ? { metadata: { name }, status: { phase: 'Active' } } : undefined, list: () => [], listConsistent: async () => [], listRecent: async () => []
+    dryRun: false, warnings: [], auditAnnotations: {}, lookup: async (gr, _ns, name) => gr.resource === 'namespaces' ? { metadata: { name }, status: { phase: 'Active' } } : undefined, list: () => [], listConsistent: async () => [], listRecent: async () => []
   }
 }
 
