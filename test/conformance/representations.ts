@@ -1,0 +1,66 @@
+// Other representations of the same objects: protobuf both ways, and Tables with the kind's columns.
+import assert from 'node:assert/strict'
+import type { AnyObject } from '../../resources/define.js'
+import { MEDIA_TYPES } from '../../resources/naming.js'
+import type { Behaviour } from './behaviour.js'
+import { stores } from './behaviour.js'
+import { expectCode, getJson, TABLE_ACCEPT } from './client.js'
+import { itemUrl } from './subject.js'
+
+const PROTOBUF_LABEL = 'conformance/protobuf'
+
+export const protobufRoundTrip: Behaviour = {
+  name: 'answers and takes protobuf as its JSON',
+  applies: (s, api) => !stores(s, 'create', 'get', 'update')
+    ? false
+    : api.app.protobuf.supports(s.served.apiVersion, s.served.kind) || `no protobuf message for ${s.served.apiVersion} ${s.served.kind} (or its list) yet`,
+  async run (s, api) {
+    const codec = api.app.protobuf
+    const json = await getJson(api, itemUrl(s))
+    const res = await api.request({ method: 'GET', url: itemUrl(s), headers: { accept: MEDIA_TYPES.protobuf } })
+    expectCode(res, 200)
+    assert.equal(res.headers['content-type'], MEDIA_TYPES.protobuf, 'a field the message lacks makes the answer JSON')
+    assert.deepEqual(codec.decode(res.rawPayload), json)
+
+    if (stores(s, 'list')) {
+      const list = await api.request({ method: 'GET', url: s.collection, headers: { accept: MEDIA_TYPES.protobuf } })
+      expectCode(list, 200)
+      assert.equal(list.headers['content-type'], MEDIA_TYPES.protobuf)
+      const items = codec.decode(list.rawPayload).items as AnyObject[]
+      // A list's items carry no type of their own in protobuf: the list's is theirs.
+      const { apiVersion: _a, kind: _k, ...untyped } = json
+      assert.deepEqual(items.find(i => i.metadata.name === s.name), untyped)
+    }
+
+    const changed = { ...json, metadata: { ...json.metadata, labels: { ...json.metadata.labels, [PROTOBUF_LABEL]: 'yes' } } }
+    const put = await api.request({ method: 'PUT', url: itemUrl(s), payload: codec.encode(changed), headers: { 'content-type': MEDIA_TYPES.protobuf, accept: MEDIA_TYPES.json } })
+    expectCode(put, 200)
+    const { metadata: putMeta, ...putRest } = put.json()
+    const { metadata: meta, ...rest } = changed
+    assert.equal(putMeta.labels[PROTOBUF_LABEL], 'yes')
+    assert.deepEqual(putRest, rest)
+    assert.equal(putMeta.uid, meta.uid)
+  }
+}
+
+export const table: Behaviour = {
+  name: 'answers a Table with Name and its own columns',
+  applies: (s) => stores(s, 'create', 'get', 'list'),
+  async run (s, api) {
+    const obj = await getJson(api, itemUrl(s))
+    const expectedName = s.served.tableName?.(obj) ?? s.name
+    for (const url of [itemUrl(s), s.collection]) {
+      const res = await api.request({ method: 'GET', url, headers: { accept: TABLE_ACCEPT } })
+      expectCode(res, 200)
+      const t = res.json()
+      assert.equal(t.kind, 'Table')
+      const columns = (t.columnDefinitions as AnyObject[]).map(c => c.name)
+      assert.equal(columns[0], 'Name')
+      for (const c of s.served.columns ?? []) assert.ok(columns.includes(c.name), `column ${c.name} missing from ${JSON.stringify(columns)}`)
+      const row = (t.rows as AnyObject[]).find(r => r.object?.metadata?.name === s.name)
+      assert.ok(row, `no row for ${s.name}`)
+      assert.equal(row.cells[0], expectedName)
+      assert.equal(row.cells.length, columns.length)
+    }
+  }
+}
