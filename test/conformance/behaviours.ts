@@ -5,7 +5,7 @@ import { create, deleteCollection, deleteCollectionAnswer, deleteObject, fieldSe
 import { watch } from './watch.js'
 import { jsonPatch, mergePatch, serverSideApply, strategicMergePatch } from './patches.js'
 import { mainResourceKeepsStatus, statusWriteChangesOnlyStatus } from './status.js'
-import { protobufRoundTrip, table } from './representations.js'
+import { protobufRoundTrip, protobufVirtualAnswer, protobufVirtualBody, table } from './representations.js'
 import { dryRunCreate, dryRunDelete, dryRunUpdate } from './dry-run.js'
 import { discovery, openApiV2, openApiV3 } from './surface.js'
 import { refusedVerbs, virtualCreate } from './verbs.js'
@@ -15,6 +15,8 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   openApiV2,
   openApiV3,
   virtualCreate,
+  protobufVirtualBody,
+  protobufVirtualAnswer,
   create,
   get,
   list,

@@ -27,6 +27,18 @@ export async function getJson (api: TestApp, url: string, code = 200): Promise<A
 export const patch = (api: TestApp, url: string, type: PatchType, body: unknown): Promise<LightMyRequestResponse> =>
   api.request({ method: 'PATCH', url, headers: { 'content-type': MEDIA_TYPES[type] }, payload: JSON.stringify(body) })
 
+/**
+ * Reads `url` and writes what `write` makes of it, reading again when the write conflicts: the
+ * server's controllers may change the object in between (a quota's status is recounted).
+ */
+export async function readThenWrite (api: TestApp, url: string, write: (current: AnyObject) => Promise<LightMyRequestResponse>): Promise<{ current: AnyObject, res: LightMyRequestResponse }> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await getJson(api, url)
+    const res = await write(current)
+    if (res.statusCode !== 409 || attempt === 5) return { current, res }
+  }
+}
+
 /** Appends query parameters to a URL that may have some already. */
 export const withQuery = (url: string, query: Record<string, string>): string =>
   `${url}${url.includes('?') ? '&' : '?'}${new URLSearchParams(query).toString()}`

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict'
 import type { Behaviour } from './behaviour.js'
 import { stores } from './behaviour.js'
-import { expectCode, getJson, patch, withQuery } from './client.js'
+import { expectCode, getJson, patch, readThenWrite, withQuery } from './client.js'
 import { itemUrl, renamed } from './subject.js'
 
 const DRY_RUN = { dryRun: 'All' }
@@ -24,9 +24,11 @@ export const dryRunUpdate: Behaviour = {
   name: 'stores nothing on a dry-run update or patch',
   applies: (s) => stores(s, 'create', 'get', 'update', 'patch'),
   async run (s, api) {
-    const current = await getJson(api, itemUrl(s))
-    const changed = { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [DRY_LABEL]: 'put' } } }
-    const put = await api.request({ method: 'PUT', url: withQuery(itemUrl(s), DRY_RUN), payload: changed })
+    const { res: put } = await readThenWrite(api, itemUrl(s), (current) => api.request({
+      method: 'PUT',
+      url: withQuery(itemUrl(s), DRY_RUN),
+      payload: { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [DRY_LABEL]: 'put' } } }
+    }))
     expectCode(put, 200)
     assert.equal(put.json().metadata.labels[DRY_LABEL], 'put')
     const patched = await patch(api, withQuery(itemUrl(s), DRY_RUN), 'mergePatch', { metadata: { labels: { [DRY_LABEL]: 'patch' } } })

@@ -3,7 +3,8 @@
 import assert from 'node:assert/strict'
 import type { Behaviour } from './behaviour.js'
 import { stores } from './behaviour.js'
-import { expectCode, expectGone, getJson, itemNames, withQuery } from './client.js'
+import type { AnyObject } from '../../resources/define.js'
+import { expectCode, expectGone, getJson, itemNames, readThenWrite, withQuery } from './client.js'
 import { itemUrl, renamed } from './subject.js'
 
 const UPDATED_LABEL = 'conformance/updated'
@@ -64,14 +65,13 @@ export const update: Behaviour = {
   name: 'updates it with its resourceVersion, and refuses a stale one (409)',
   applies: (s) => stores(s, 'create', 'get', 'update'),
   async run (s, api) {
-    const current = await getJson(api, itemUrl(s))
-    const changed = { ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [UPDATED_LABEL]: 'true' } } }
-    const res = await api.request({ method: 'PUT', url: itemUrl(s), payload: changed })
+    const changed = (current: AnyObject): AnyObject => ({ ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [UPDATED_LABEL]: 'true' } } })
+    const { current, res } = await readThenWrite(api, itemUrl(s), (c) => api.request({ method: 'PUT', url: itemUrl(s), payload: changed(c) }))
     expectCode(res, 200)
     const updated = res.json()
     assert.equal(updated.metadata.labels[UPDATED_LABEL], 'true')
     assert.notEqual(updated.metadata.resourceVersion, current.metadata.resourceVersion)
-    const stale = await api.request({ method: 'PUT', url: itemUrl(s), payload: changed })
+    const stale = await api.request({ method: 'PUT', url: itemUrl(s), payload: changed(current) })
     expectCode(stale, 409)
     assert.equal(stale.json().reason, 'Conflict')
   }

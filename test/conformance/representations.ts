@@ -1,11 +1,12 @@
 // Other representations of the same objects: protobuf both ways, and Tables with the kind's columns.
 import assert from 'node:assert/strict'
+import type { TestApp } from '../helpers/app.js'
 import type { AnyObject } from '../../resources/define.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
 import type { Behaviour } from './behaviour.js'
 import { stores } from './behaviour.js'
-import { expectCode, getJson, TABLE_ACCEPT } from './client.js'
-import { itemUrl } from './subject.js'
+import { expectCode, getJson, readThenWrite, TABLE_ACCEPT } from './client.js'
+import { itemUrl, type Subject } from './subject.js'
 
 const PROTOBUF_LABEL = 'conformance/protobuf'
 
@@ -32,14 +33,49 @@ export const protobufRoundTrip: Behaviour = {
       assert.deepEqual(items.find(i => i.metadata.name === s.name), untyped)
     }
 
-    const changed = { ...json, metadata: { ...json.metadata, labels: { ...json.metadata.labels, [PROTOBUF_LABEL]: 'yes' } } }
-    const put = await api.request({ method: 'PUT', url: itemUrl(s), payload: codec.encode(changed), headers: { 'content-type': MEDIA_TYPES.protobuf, accept: MEDIA_TYPES.json } })
+    const labelled = (current: AnyObject): AnyObject => ({ ...current, metadata: { ...current.metadata, labels: { ...current.metadata.labels, [PROTOBUF_LABEL]: 'yes' } } })
+    const { current, res: put } = await readThenWrite(api, itemUrl(s), (c) => api.request({
+      method: 'PUT',
+      url: itemUrl(s),
+      payload: codec.encode(labelled(c)),
+      headers: { 'content-type': MEDIA_TYPES.protobuf, accept: MEDIA_TYPES.json }
+    }))
     expectCode(put, 200)
+    const changed = labelled(current)
     const { metadata: putMeta, ...putRest } = put.json()
     const { metadata: meta, ...rest } = changed
     assert.equal(putMeta.labels[PROTOBUF_LABEL], 'yes')
     assert.deepEqual(putRest, rest)
     assert.equal(putMeta.uid, meta.uid)
+  }
+}
+
+const virtualMessage = (s: Subject, api: TestApp): boolean | string => s.served.virtual === undefined || !s.served.verbs.includes('create')
+  ? false
+  : api.app.protobuf.messageOf(s.served.apiVersion, s.served.kind) !== undefined || `no protobuf message for ${s.served.apiVersion} ${s.served.kind} yet`
+
+export const protobufVirtualBody: Behaviour = {
+  name: 'takes a create in protobuf, answering as to its JSON',
+  applies: virtualMessage,
+  async run (s, api) {
+    const json = await api.request({ method: 'POST', url: s.collection, payload: s.object })
+    expectCode(json, 201)
+    const res = await api.request({ method: 'POST', url: s.collection, payload: api.app.protobuf.encode(s.object), headers: { 'content-type': MEDIA_TYPES.protobuf, accept: MEDIA_TYPES.json } })
+    expectCode(res, 201)
+    assert.deepEqual(res.json(), json.json())
+  }
+}
+
+export const protobufVirtualAnswer: Behaviour = {
+  name: 'answers a create in protobuf',
+  applies: virtualMessage,
+  async run (s, api) {
+    const codec = api.app.protobuf
+    const json = await api.request({ method: 'POST', url: s.collection, payload: s.object })
+    const res = await api.request({ method: 'POST', url: s.collection, payload: s.object, headers: { accept: MEDIA_TYPES.protobuf } })
+    expectCode(res, 201)
+    assert.equal(res.headers['content-type'], MEDIA_TYPES.protobuf)
+    assert.deepEqual(codec.decode(res.rawPayload), json.json())
   }
 }
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import type { AnyObject } from '../../resources/define.js'
 import type { Behaviour } from './behaviour.js'
 import { stores } from './behaviour.js'
-import { contains, expectCode, getJson } from './client.js'
+import { contains, expectCode, getJson, readThenWrite } from './client.js'
 import { itemUrl, type Subject } from './subject.js'
 
 const hasStatus = (s: Subject): boolean => stores(s, 'create', 'get', 'update') && s.served.subresources.status !== undefined
@@ -23,8 +23,7 @@ export const mainResourceKeepsStatus: Behaviour = {
   applies: hasStatus,
   async run (s, api) {
     const status = exampleStatus(s)
-    const current = await getJson(api, itemUrl(s))
-    const res = await api.request({ method: 'PUT', url: itemUrl(s), payload: { ...current, status } })
+    const { current, res } = await readThenWrite(api, itemUrl(s), (c) => api.request({ method: 'PUT', url: itemUrl(s), payload: { ...c, status } }))
     expectCode(res, 200)
     assert.deepEqual(res.json().status, current.status)
   }
@@ -35,11 +34,13 @@ export const statusWriteChangesOnlyStatus: Behaviour = {
   applies: hasStatus,
   async run (s, api) {
     const status = exampleStatus(s)
-    const current = await getJson(api, itemUrl(s))
-    assert.ok(!contains(current.status, status), `the example's status is what a new object has already: ${JSON.stringify(current.status)}`)
     // The other fields are left out: a status write takes them from the stored object.
-    const body = { apiVersion: current.apiVersion, kind: current.kind, metadata: current.metadata, status }
-    const res = await api.request({ method: 'PUT', url: itemUrl(s, s.name, 'status'), payload: body })
+    const { current, res } = await readThenWrite(api, itemUrl(s), (c) => api.request({
+      method: 'PUT',
+      url: itemUrl(s, s.name, 'status'),
+      payload: { apiVersion: c.apiVersion, kind: c.kind, metadata: c.metadata, status }
+    }))
+    assert.ok(!contains(current.status, status), `the example's status is what a new object has already: ${JSON.stringify(current.status)}`)
     expectCode(res, 200)
     const written = res.json()
     assert.ok(contains(written.status, status), `status ${JSON.stringify(written.status)} lacks ${JSON.stringify(status)}`)
