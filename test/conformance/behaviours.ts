@@ -3,7 +3,7 @@
 import type { Behaviour } from './behaviour.js'
 import { create, deleteCollection, deleteCollectionAnswer, deleteObject, fieldSelector, get, list, update } from './lifecycle.js'
 import { watch } from './watch.js'
-import { jsonPatch, mergePatch, serverSideApply, strategicMergePatch } from './patches.js'
+import { emptiedFinalizers, jsonPatch, mergePatch, serverSideApply, strategicListMerge, strategicMergePatch } from './patches.js'
 import { mainResourceKeepsStatus, statusWriteChangesOnlyStatus } from './status.js'
 import { protobufRoundTrip, protobufVirtualAnswer, protobufVirtualBody, table } from './representations.js'
 import { dryRunCreate, dryRunDelete, dryRunUpdate } from './dry-run.js'
@@ -27,6 +27,8 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   jsonPatch,
   mergePatch,
   strategicMergePatch,
+  strategicListMerge,
+  emptiedFinalizers,
   serverSideApply,
   mainResourceKeepsStatus,
   statusWriteChangesOnlyStatus,
