@@ -1,7 +1,7 @@
 // Every behaviour, in the order they run on one served version: each may rely on the ones before
 // (the object the create made), and the deletes come last.
 import type { Behaviour } from './behaviour.js'
-import { create, deleteCollection, deleteCollectionAnswer, deleteObject, fieldSelector, get, list, update } from './lifecycle.js'
+import { create, deleteCollection, deleteCollectionAnswer, deleteObject, fieldSelector, get, list, ownFieldSelectors, update } from './lifecycle.js'
 import { watch } from './watch.js'
 import { emptiedFinalizers, jsonPatch, mergePatch, serverSideApply, strategicListMerge, strategicMergePatch } from './patches.js'
 import { mainResourceKeepsStatus, statusWriteChangesOnlyStatus } from './status.js'
@@ -22,6 +22,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   list,
   watch,
   fieldSelector,
+  ownFieldSelectors,
   table,
   update,
   jsonPatch,

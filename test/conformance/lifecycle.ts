@@ -61,6 +61,23 @@ export const fieldSelector: Behaviour = {
   }
 }
 
+export const ownFieldSelectors: Behaviour = {
+  name: 'selects it by each of its own field labels',
+  applies: (s) => stores(s, 'create', 'get', 'list') && (s.namespace !== '' || Object.keys(s.served.fieldSelectors ?? {}).length > 0),
+  async run (s, api) {
+    const obj = await getJson(api, itemUrl(s))
+    const labels: Record<string, (o: AnyObject) => string | undefined> = { ...s.served.fieldSelectors }
+    if (s.namespace !== '') labels['metadata.namespace'] = (o) => o.metadata.namespace
+    for (const [label, valueOf] of Object.entries(labels)) {
+      const value = valueOf(obj) ?? ''
+      const selected = await getJson(api, withQuery(s.collection, { fieldSelector: `${label}=${value}` }))
+      assert.ok(itemNames(selected).includes(s.name), `${label}=${value} does not select ${s.name}`)
+      const others = await getJson(api, withQuery(s.collection, { fieldSelector: `${label}!=${value}` }))
+      assert.ok(!itemNames(others).includes(s.name), `${label}!=${value} selects ${s.name}`)
+    }
+  }
+}
+
 export const update: Behaviour = {
   name: 'updates it with its resourceVersion, and refuses a stale one (409)',
   applies: (s) => stores(s, 'create', 'get', 'update'),

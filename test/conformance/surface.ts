@@ -25,7 +25,7 @@ const namesKind = (s: Subject, value: unknown): boolean =>
   [value].flat().some(v => v !== null && typeof v === 'object' && (['group', 'version', 'kind'] as const).every(k => (v as AnyObject)[k] === gvk(s)[k]))
 
 export const discovery: Behaviour = {
-  name: 'is listed in discovery with its verbs, short names and subresources',
+  name: 'is listed in discovery with its verbs, short names, categories and subresources',
   applies: () => true,
   async run (s, api) {
     const list = await document(api, s.groupVersionPath)
@@ -38,6 +38,7 @@ export const discovery: Behaviour = {
     assert.equal(entry.namespaced, s.served.namespaced)
     assert.deepEqual(sorted(entry.verbs), sorted(s.served.verbs))
     assert.deepEqual(sorted(entry.shortNames), sorted(s.served.shortNames))
+    assert.deepEqual(sorted(entry.categories), sorted(s.served.categories))
     for (const sub of Object.keys(s.served.subresources)) {
       assert.ok(resources.some(r => r.name === `${s.served.plural}/${sub}`), `${s.served.plural}/${sub} not listed`)
     }
