@@ -5,7 +5,7 @@ import type { Behaviour } from './behaviour.js'
 import { stores } from './behaviour.js'
 import type { AnyObject } from '../../resources/define.js'
 import { expectCode, expectGone, getJson, itemNames, readThenWrite, withQuery } from './client.js'
-import { itemUrl, renamed } from './subject.js'
+import { itemUrl, renamed, type Subject } from './subject.js'
 
 const UPDATED_LABEL = 'conformance/updated'
 
@@ -61,14 +61,28 @@ export const fieldSelector: Behaviour = {
   }
 }
 
+/** A field label's value on an object, read along its path (`regarding.kind`). */
+const atPath = (label: string) => (obj: AnyObject): string | undefined => {
+  const value = label.split('.').reduce<unknown>((o, key) => (o as AnyObject | undefined)?.[key], obj)
+  return value === undefined || value === null ? undefined : String(value)
+}
+
+/** The field labels a version selects on beyond metadata.name, each with how to read its value. */
+function fieldLabels (s: Subject): Record<string, (obj: AnyObject) => string | undefined> {
+  const labels: Record<string, (obj: AnyObject) => string | undefined> = s.conversion === undefined
+    ? { ...s.served.fieldSelectors }
+    : Object.fromEntries(Object.keys(s.conversion.fieldLabels ?? {}).map(label => [label, atPath(label)]))
+  if (s.namespace !== '') labels['metadata.namespace'] = atPath('metadata.namespace')
+  delete labels['metadata.name']
+  return labels
+}
+
 export const ownFieldSelectors: Behaviour = {
   name: 'selects it by each of its own field labels',
-  applies: (s) => stores(s, 'create', 'get', 'list') && (s.namespace !== '' || Object.keys(s.served.fieldSelectors ?? {}).length > 0),
+  applies: (s) => stores(s, 'create', 'get', 'list') && Object.keys(fieldLabels(s)).length > 0,
   async run (s, api) {
     const obj = await getJson(api, itemUrl(s))
-    const labels: Record<string, (o: AnyObject) => string | undefined> = { ...s.served.fieldSelectors }
-    if (s.namespace !== '') labels['metadata.namespace'] = (o) => o.metadata.namespace
-    for (const [label, valueOf] of Object.entries(labels)) {
+    for (const [label, valueOf] of Object.entries(fieldLabels(s))) {
       const value = valueOf(obj) ?? ''
       const selected = await getJson(api, withQuery(s.collection, { fieldSelector: `${label}=${value}` }))
       assert.ok(itemNames(selected).includes(s.name), `${label}=${value} does not select ${s.name}`)

@@ -1,15 +1,15 @@
 // What the conformance suite runs its behaviours on: one served version of a kind, its example
 // in that version's form, and where its objects live.
 import type { TestApp } from '../helpers/app.js'
-import type { AnyObject, KindExample, Resource } from '../../resources/define.js'
+import type { AnyObject, ConvertedVersion, KindExample, Resource } from '../../resources/define.js'
 
 export interface Subject {
   /** The kind as defined (RESOURCES). */
   definition: Resource
   /** The kind as this version serves it (its group, version, kind, schema, columns, subresources). */
   served: Resource
-  /** Set when this version is the kind's own (the others share its objects: they need names of their own). */
-  primary: boolean
+  /** How this version converts the kind's objects, when it is another group's form of them. */
+  conversion?: ConvertedVersion
   /** The namespace objects are made in; '' for cluster-scoped kinds. */
   namespace: string
   /** The example in this version's form without its status (what a user creates), apiVersion and kind set, under `name`. */
@@ -56,7 +56,7 @@ export function subjectOf (api: TestApp, definition: Resource, served: Resource,
   return {
     definition,
     served,
-    primary: index === 0,
+    conversion,
     namespace,
     object,
     status,
