@@ -1,4 +1,5 @@
-// The three patch types and server-side apply, each changing one label of the example.
+// The three patch types and server-side apply, each changing one label of the example; strategic
+// merge of a merge list (metadata.finalizers) with its delete directive.
 import assert from 'node:assert/strict'
 import type { TestApp } from '../helpers/app.js'
 import type { AnyObject } from '../../resources/define.js'
@@ -39,29 +40,30 @@ export const strategicMergePatch = patchBehaviour('strategicMergePatch', 'strate
 // Finalizers the suite adds and takes away again: the object must still be deletable after.
 const FINALIZERS = ['example.com/conformance-first', 'example.com/conformance-second']
 
+/**
+ * Puts the object's finalizers back as they were, left out when there were none (as the reference
+ * would have left them; see emptiedFinalizers): whatever a behaviour did, the object can go.
+ */
+async function restoreFinalizers (api: TestApp, url: string, before: string[] | undefined): Promise<void> {
+  expectCode(await patch(api, url, 'mergePatch', { metadata: { finalizers: before ?? null } }), 200)
+}
+
 export const strategicListMerge: Behaviour = {
   name: 'merges metadata.finalizers by strategic merge patch, and deletes from it by directive',
   applies: (s) => stores(s, 'create', 'get', 'patch'),
   async run (s, api) {
-    const before: string[] = (await getJson(api, itemUrl(s))).metadata.finalizers ?? []
-    for (const f of FINALIZERS) expectCode(await patch(api, itemUrl(s), 'strategicMergePatch', { metadata: { finalizers: [f] } }), 200)
-    const merged = await getJson(api, itemUrl(s))
-    assert.deepEqual([...merged.metadata.finalizers].sort(), [...before, ...FINALIZERS].sort(), 'a strategic merge patch of a merge list adds to it')
-    const removed = await patch(api, itemUrl(s), 'strategicMergePatch', { metadata: { '$deleteFromPrimitiveList/finalizers': FINALIZERS } })
-    expectCode(removed, 200)
-    assert.deepEqual(removed.json().metadata.finalizers ?? [], before)
-    await dropEmptyFinalizers(api, itemUrl(s))
+    const before: string[] | undefined = (await getJson(api, itemUrl(s))).metadata.finalizers
+    try {
+      for (const f of FINALIZERS) expectCode(await patch(api, itemUrl(s), 'strategicMergePatch', { metadata: { finalizers: [f] } }), 200)
+      const merged = await getJson(api, itemUrl(s))
+      assert.deepEqual([...merged.metadata.finalizers].sort(), [...before ?? [], ...FINALIZERS].sort(), 'a strategic merge patch of a merge list adds to it')
+      const removed = await patch(api, itemUrl(s), 'strategicMergePatch', { metadata: { '$deleteFromPrimitiveList/finalizers': FINALIZERS } })
+      expectCode(removed, 200)
+      assert.deepEqual(removed.json().metadata.finalizers ?? [], before ?? [])
+    } finally {
+      await restoreFinalizers(api, itemUrl(s), before)
+    }
   }
-}
-
-/**
- * Takes an emptied `finalizers: []` out of the object, so the behaviours after see it as the
- * reference would have left it (see emptiedFinalizers and known-defects.ts).
- */
-async function dropEmptyFinalizers (api: TestApp, url: string): Promise<void> {
-  const current = await getJson(api, url)
-  if (current.metadata.finalizers?.length !== 0) return
-  expectCode(await patch(api, url, 'mergePatch', { metadata: { finalizers: null } }), 200)
 }
 
 export const emptiedFinalizers: Behaviour = {
@@ -70,14 +72,14 @@ export const emptiedFinalizers: Behaviour = {
   async run (s, api) {
     const before: string[] | undefined = (await getJson(api, itemUrl(s))).metadata.finalizers
     const added = 'example.com/conformance-emptied'
-    expectCode(await patch(api, itemUrl(s), 'strategicMergePatch', { metadata: { finalizers: [added] } }), 200)
     try {
+      expectCode(await patch(api, itemUrl(s), 'strategicMergePatch', { metadata: { finalizers: [added] } }), 200)
       const removed = await patch(api, itemUrl(s), 'strategicMergePatch', { metadata: { '$deleteFromPrimitiveList/finalizers': [added] } })
       expectCode(removed, 200)
       // The reference's ObjectMeta lists are omitempty: an empty one is not there (nor can protobuf tell it apart).
       assert.deepEqual(removed.json().metadata.finalizers, before, `finalizers ${JSON.stringify(removed.json().metadata.finalizers)}`)
     } finally {
-      await dropEmptyFinalizers(api, itemUrl(s))
+      await restoreFinalizers(api, itemUrl(s), before)
     }
   }
 }
