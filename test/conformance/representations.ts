@@ -88,6 +88,7 @@ export const protobufVirtualAnswer: Behaviour = {
   async run (s, api) {
     const codec = api.app.protobuf
     const json = await api.request({ method: 'POST', url: s.collection, payload: s.object })
+    expectCode(json, 201)
     const res = await api.request({ method: 'POST', url: s.collection, payload: s.object, headers: { accept: MEDIA_TYPES.protobuf } })
     expectCode(res, 201)
     assert.equal(res.headers['content-type'], MEDIA_TYPES.protobuf)
