@@ -16,7 +16,8 @@ export const create: Behaviour = {
     if (stores(s, 'list')) s.state.listedBeforeCreate = (await getJson(api, s.collection)).metadata.resourceVersion
     const res = await api.request({ method: 'POST', url: s.collection, payload: s.object })
     expectCode(res, 201)
-    const created = res.json()
+    const created: AnyObject = res.json()
+    s.state.created = created
     assert.equal(created.apiVersion, s.served.apiVersion)
     assert.equal(created.kind, s.served.kind)
     assert.equal(created.metadata.name, s.name)

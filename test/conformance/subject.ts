@@ -21,8 +21,8 @@ export interface Subject {
   groupVersionPath: string
   /** The collection URL (in `namespace` for namespaced kinds). */
   collection: string
-  /** What one behaviour leaves for a later one: the list's resourceVersion before the create. */
-  state: { listedBeforeCreate?: string }
+  /** What the create leaves for later behaviours: the list's resourceVersion before it, the object made. */
+  state: { listedBeforeCreate?: string, created?: AnyObject }
 }
 
 const DEFAULT_NAMESPACE = 'default'

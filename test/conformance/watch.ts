@@ -40,11 +40,10 @@ export const watch: Behaviour = {
   name: 'watches its create arrive',
   applies: (s) => stores(s, 'create', 'list', 'watch'),
   async run (s, api) {
-    assert.ok(s.state.listedBeforeCreate !== undefined, 'the create behaviour ran first and noted the resourceVersion before it')
+    assert.ok(s.state.listedBeforeCreate !== undefined && s.state.created !== undefined, 'the create behaviour ran first')
     const url = withQuery(s.collection, { watch: 'true', resourceVersion: s.state.listedBeforeCreate, timeoutSeconds: '30' })
     const event = await watchFor(api, url, e => e.object?.metadata?.name === s.name)
     assert.equal(event.type, 'ADDED')
-    assert.equal(event.object.kind, s.served.kind)
-    assert.equal(event.object.apiVersion, s.served.apiVersion)
+    assert.deepEqual(event.object, s.state.created)
   }
 }
