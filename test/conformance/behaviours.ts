@@ -7,11 +7,12 @@ import { emptiedFinalizers, jsonPatch, mergePatch, serverSideApply, strategicLis
 import { mainResourceKeepsStatus, statusWriteChangesOnlyStatus } from './status.js'
 import { protobufRoundTrip, protobufVirtualAnswer, protobufVirtualBody, table } from './representations.js'
 import { dryRunCreate, dryRunDelete, dryRunUpdate } from './dry-run.js'
-import { discovery, openApiV2, openApiV3 } from './surface.js'
+import { aggregatedDiscovery, discovery, openApiV2, openApiV3 } from './surface.js'
 import { refusedVerbs, virtualCreate } from './verbs.js'
 
 export const BEHAVIOURS: readonly Behaviour[] = [
   discovery,
+  aggregatedDiscovery,
   openApiV2,
   openApiV3,
   virtualCreate,

@@ -3,17 +3,22 @@ import assert from 'node:assert/strict'
 import type { TestApp } from '../helpers/app.js'
 import type { AnyObject } from '../../resources/define.js'
 import type { Behaviour } from './behaviour.js'
-import { getJson } from './client.js'
+import { expectCode } from './client.js'
+import { aggregatedMediaType } from '../../plugins/aggregated-discovery.js'
 import type { Subject } from './subject.js'
 
 // The documents are large and the same for every kind: read once per app.
 const documents = new WeakMap<TestApp, Map<string, Promise<AnyObject>>>()
 
-function document (api: TestApp, url: string): Promise<AnyObject> {
-  let byUrl = documents.get(api)
-  if (byUrl === undefined) documents.set(api, byUrl = new Map())
-  let doc = byUrl.get(url)
-  if (doc === undefined) byUrl.set(url, doc = getJson(api, url))
+function document (api: TestApp, url: string, accept = 'application/json'): Promise<AnyObject> {
+  let byRequest = documents.get(api)
+  if (byRequest === undefined) documents.set(api, byRequest = new Map())
+  const key = `${accept} ${url}`
+  let doc = byRequest.get(key)
+  if (doc === undefined) {
+    doc = api.request({ method: 'GET', url, headers: { accept } }).then(res => { expectCode(res, 200); return res.json() as AnyObject })
+    byRequest.set(key, doc)
+  }
   return doc
 }
 
@@ -42,6 +47,26 @@ export const discovery: Behaviour = {
     for (const sub of Object.keys(s.served.subresources)) {
       assert.ok(resources.some(r => r.name === `${s.served.plural}/${sub}`), `${s.served.plural}/${sub} not listed`)
     }
+  }
+}
+
+export const aggregatedDiscovery: Behaviour = {
+  name: 'is listed in aggregated discovery with its scope, verbs, short names and subresources',
+  applies: () => true,
+  async run (s, api) {
+    const url = s.served.group === '' ? '/api' : '/apis'
+    const list = await document(api, url, aggregatedMediaType('v2'))
+    assert.equal(list.kind, 'APIGroupDiscoveryList')
+    const version = (list.items as AnyObject[]).find(g => g.metadata.name === s.served.group)?.versions?.find((v: AnyObject) => v.version === s.served.version)
+    assert.ok(version, `${s.served.apiVersion} not in the aggregated ${url}`)
+    const entry = (version.resources as AnyObject[]).find(r => r.resource === s.served.plural)
+    assert.ok(entry, `${s.served.plural} not under ${s.served.apiVersion}`)
+    assert.deepEqual(entry.responseKind, gvk(s))
+    assert.equal(entry.scope, s.served.namespaced ? 'Namespaced' : 'Cluster')
+    assert.equal(entry.singularResource, s.served.singular)
+    assert.deepEqual(sorted(entry.verbs), sorted(s.served.verbs))
+    assert.deepEqual(sorted(entry.shortNames), sorted(s.served.shortNames))
+    assert.deepEqual(sorted((entry.subresources ?? []).map((r: AnyObject) => r.subresource)), sorted(Object.keys(s.served.subresources)))
   }
 }
 
