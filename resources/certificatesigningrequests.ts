@@ -216,5 +216,14 @@ export default defineResource({
     { name: 'RequestedDuration', type: 'string', description: 'The lifetime the request asks for', value: (c: Csr) => c.spec?.expirationSeconds === undefined ? '<none>' : humanDuration(c.spec.expirationSeconds * 1000) },
     { name: 'Condition', type: 'string', description: 'Approved, Denied, Failed or Pending, and Issued once signed', value: conditionText }
   ],
-  fieldSelectors: { 'spec.signerName': (c: Csr) => c.spec?.signerName }
+  fieldSelectors: { 'spec.signerName': (c: Csr) => c.spec?.signerName },
+  example: {
+    metadata: { name: 'example-serving' },
+    spec: {
+      request: 'LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlJQkNUQ0JzUUlCQURBZU1Sd3dHZ1lEVlFRRERCTmxlR0Z0Y0d4bExtUmxabUYxYkhRdWMzWmpNRmt3RXdZSApLb1pJemowQ0FRWUlLb1pJemowREFRY0RRZ0FFbllXZ2x2VkI3S1lxdU1NdmVRMTFDV2xFb3BUNzlNM1ZZT1RJCkg0RGdsUDJJYndZL3JraWNMV082Y1hPdTBlR1Q5MFBsS2srMmhGY2dnTVRiK0VwK3RhQXhNQzhHQ1NxR1NJYjMKRFFFSkRqRWlNQ0F3SGdZRFZSMFJCQmN3RllJVFpYaGhiWEJzWlM1a1pXWmhkV3gwTG5OMll6QUtCZ2dxaGtqTwpQUVFEQWdOSEFEQkVBaUEvdXhyOWRpN1ZkV2pDb0VlYmFmZ0JxRHFFa2hpbkw3Mnd3MGNuS0djRDdBSWdUMnpzClNSeEZtYUN6TlR3WW5ISTFpYzdqVlU4Y2VVRTlkUEtQMnFMRDVJVT0KLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==',
+      signerName: 'example.com/serving',
+      usages: ['digital signature', 'key encipherment', 'server auth']
+    },
+    status: { conditions: [{ type: 'Failed', status: 'True', reason: 'SignerUnavailable', message: 'the example signer is not running' }] }
+  }
 })

@@ -21,5 +21,10 @@ export default defineResource({
   nameRule: 'PathSegment',
   generation: false,
   strategy: bindingStrategy(['ClusterRole'], false),
-  columns: BINDING_COLUMNS
+  columns: BINDING_COLUMNS,
+  example: {
+    metadata: { name: 'read-secrets-global' },
+    subjects: [{ kind: 'Group', name: 'managers', apiGroup: GROUPS.rbac }],
+    roleRef: { kind: 'ClusterRole', name: 'secret-reader', apiGroup: GROUPS.rbac }
+  }
 })

@@ -22,5 +22,9 @@ export default defineResource({
   nameRule: 'PathSegment',
   strategy: {
     validate: (role) => [...validateRules(role.rules, false), ...validateAggregationRule(role.aggregationRule)]
+  },
+  example: {
+    metadata: { name: 'secret-reader' },
+    rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch'] }]
   }
 })

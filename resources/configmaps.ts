@@ -35,5 +35,9 @@ export default defineResource({
   },
   columns: [
     { name: 'Data', type: 'integer', value: (cm) => Object.keys(cm.data ?? {}).length + Object.keys(cm.binaryData ?? {}).length }
-  ]
+  ],
+  example: {
+    metadata: { name: 'game-config' },
+    data: { 'game.properties': 'enemies=aliens\nlives=3\n', 'ui.properties': 'color.good=purple\n' }
+  }
 })

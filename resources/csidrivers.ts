@@ -88,5 +88,9 @@ export default defineResource({
     { name: 'TokenRequests', type: 'string', description: 'The audiences of requested service account tokens', value: (d: Driver) => (d.spec?.tokenRequests ?? []).length === 0 ? '<unset>' : d.spec.tokenRequests.map((t: Driver) => t.audience).join(',') },
     { name: 'RequiresRepublish', type: 'boolean', description: 'Whether publish is called periodically', value: (d: Driver) => d.spec?.requiresRepublish ?? false },
     { name: 'Modes', type: 'string', description: 'The volume lifecycle modes', value: (d: Driver) => (d.spec?.volumeLifecycleModes ?? []).join(',') || '<none>' }
-  ]
+  ],
+  example: {
+    metadata: { name: 'csi.example.com' },
+    spec: { attachRequired: true, podInfoOnMount: false, volumeLifecycleModes: ['Persistent'] }
+  }
 })

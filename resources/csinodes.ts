@@ -76,5 +76,9 @@ export default defineResource({
   },
   columns: [
     { name: 'Drivers', type: 'integer', description: 'The number of CSI drivers on the node', value: (n: Node) => (n.spec?.drivers ?? []).length }
-  ]
+  ],
+  example: {
+    metadata: { name: 'node-1' },
+    spec: { drivers: [{ name: 'csi.example.com', nodeID: 'node-1', topologyKeys: ['topology.example.com/zone'] }] }
+  }
 })

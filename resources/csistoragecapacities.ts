@@ -48,5 +48,11 @@ export default defineResource({
   columns: [
     { name: 'StorageClassName', type: 'string', description: 'The storage class the capacity is for', value: (c: Capacity) => c.storageClassName },
     { name: 'Capacity', type: 'string', description: 'The reported capacity', value: (c: Capacity) => c.capacity ?? '' }
-  ]
+  ],
+  example: {
+    metadata: { name: 'standard-zone-a' },
+    storageClassName: 'standard',
+    nodeTopology: { matchLabels: { 'topology.example.com/zone': 'a' } },
+    capacity: '100Gi'
+  }
 })

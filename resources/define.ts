@@ -233,6 +233,18 @@ export interface ResourceDefinition<S extends TObject = TObject> {
    * (core v1 Event as events.svc.io/v1 Event): a lossless conversion each way.
    */
   servedAs?: ConvertedVersion[]
+  /**
+   * A minimal valid object of the main version, as a user would write it (metadata.name set):
+   * the conformance suite (test/conformance) runs every generic behaviour on it. Its `status`,
+   * for a kind with a status subresource, is what the suite writes through /status (it creates
+   * the object without it), so it must differ from the status a new object gets.
+   */
+  example?: KindExample
+}
+
+/** A kind's example object: what `kubectl apply` would be given, apiVersion and kind optional. */
+export interface KindExample extends AnyObject {
+  metadata: AnyObject & { name: string }
 }
 
 /** A kind served in another group version over its stored objects, converted in and out. */

@@ -223,5 +223,16 @@ export default defineResource({
       'metadata.name': 'metadata.name'
     },
     columns: eventColumns({ involvedObject: 'regarding', message: 'note', source: 'deprecatedSource', count: 'deprecatedCount', reporter: 'reportingController', lastTimestamp: 'deprecatedLastTimestamp' })
-  }]
+  }],
+  example: {
+    metadata: { name: 'node-1.rebooted' },
+    involvedObject: { apiVersion: 'v1', kind: 'Node', name: 'node-1' },
+    reason: 'Rebooted',
+    message: 'Node node-1 has been rebooted',
+    type: 'Normal',
+    eventTime: '2024-05-01T10:00:00.000000Z',
+    action: 'Reboot',
+    reportingComponent: 'kubelet',
+    reportingInstance: 'node-1'
+  }
 })

@@ -77,7 +77,11 @@ export default defineResource({
   columns: [
     { name: 'Controller', type: 'string', description: 'Controller that is responsible for handling this class', value: (c: Class) => c.spec?.controller ?? '' },
     { name: 'Parameters', type: 'string', description: 'A reference to a resource with additional parameters', value: (c: Class) => parametersText(c.spec?.parameters) }
-  ]
+  ],
+  example: {
+    metadata: { name: 'example-lb' },
+    spec: { controller: 'example.com/ingress-controller' }
+  }
 })
 
 /** `Kind.group/name`, as kubectl shows a class's parameters. */

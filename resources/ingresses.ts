@@ -158,5 +158,10 @@ export default defineResource({
     { name: 'Address', type: 'string', description: 'Address is a list containing ingress points for the load-balancer', value: addressText },
     { name: 'Ports', type: 'string', description: 'Ports of TLS configurations that open', value: (i: Ingress) => (i.spec?.tls ?? []).length > 0 ? '80, 443' : '80' },
     AGE_COLUMN
-  ]
+  ],
+  example: {
+    metadata: { name: 'web' },
+    spec: { rules: [{ host: 'www.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'web', port: { number: 80 } } } }] } }] },
+    status: { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } }
+  }
 })

@@ -74,5 +74,9 @@ export default defineResource({
   },
   columns: [
     { name: 'Holder', type: 'string', description: 'The holder of the lease.', value: (lease: Lease) => lease.spec?.holderIdentity ?? '' }
-  ]
+  ],
+  example: {
+    metadata: { name: 'example-controller' },
+    spec: { holderIdentity: 'controller-0', leaseDurationSeconds: 15 }
+  }
 })

@@ -120,5 +120,9 @@ export default defineResource({
       const seen = new Set<string>()
       return (lr.spec?.limits ?? []).flatMap((limit: Item, i: number) => validateItem(limit, `spec.limits[${i}]`, seen))
     }
+  },
+  example: {
+    metadata: { name: 'container-defaults' },
+    spec: { limits: [{ type: 'Container', default: { cpu: '500m', memory: '256Mi' }, defaultRequest: { cpu: '250m', memory: '128Mi' } }] }
   }
 })

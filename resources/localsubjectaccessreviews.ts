@@ -29,5 +29,9 @@ export default defineResource({
       const answer = await review(body, spec, subjectOf(spec), ctx)
       return { ...answer, metadata: { ...answer.metadata, namespace: ctx.namespace } }
     }
+  },
+  example: {
+    metadata: { name: 'can-jane-get-pods' },
+    spec: { user: 'jane', resourceAttributes: { namespace: 'default', verb: 'get', resource: 'pods' } }
   }
 })

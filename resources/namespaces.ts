@@ -67,5 +67,9 @@ export default defineResource({
   columns: [
     { name: 'Status', type: 'string', description: 'The status of the namespace', value: (ns) => ns.status?.phase ?? '' }
   ],
-  fieldSelectors: { 'status.phase': (ns) => ns.status?.phase }
+  fieldSelectors: { 'status.phase': (ns) => ns.status?.phase },
+  example: {
+    metadata: { name: 'example' },
+    status: { phase: 'Active', conditions: [{ type: 'NamespaceContentRemaining', status: 'False', reason: 'ContentRemoved', message: 'All content successfully removed' }] }
+  }
 })

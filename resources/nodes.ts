@@ -141,5 +141,10 @@ export default defineResource({
     { name: 'Kernel-Version', type: 'string', priority: 1, description: 'The kernel version', value: (n: Node) => n.status?.nodeInfo?.kernelVersion ?? '<unknown>' },
     { name: 'Container-Runtime', type: 'string', priority: 1, description: 'The container runtime version', value: (n: Node) => n.status?.nodeInfo?.containerRuntimeVersion ?? '<unknown>' }
   ],
-  fieldSelectors: { 'spec.unschedulable': (n: Node) => String(n.spec?.unschedulable ?? false) }
+  fieldSelectors: { 'spec.unschedulable': (n: Node) => String(n.spec?.unschedulable ?? false) },
+  example: {
+    metadata: { name: 'node-1', labels: { 'topology.example.com/zone': 'a' } },
+    spec: { podCIDR: '10.244.1.0/24' },
+    status: { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, allocatable: { cpu: '4', memory: '8Gi', pods: '110' }, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] }
+  }
 })

@@ -78,5 +78,10 @@ export default defineResource({
     AGE_COLUMN,
     { name: 'VolumeMode', type: 'string', priority: 1, description: 'The volume mode of the claim', value: (c: Claim) => c.spec?.volumeMode ?? '' }
   ],
-  fieldSelectors: { name: (c: Claim) => c.metadata?.name }
+  fieldSelectors: { name: (c: Claim) => c.metadata?.name },
+  example: {
+    metadata: { name: 'data' },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } }
+  }
 })

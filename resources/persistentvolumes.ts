@@ -77,5 +77,10 @@ export default defineResource({
     AGE_COLUMN,
     { name: 'VolumeMode', type: 'string', priority: 1, description: 'The volume mode of the volume', value: (v: Volume) => v.spec?.volumeMode ?? '' }
   ],
-  fieldSelectors: { name: (v: Volume) => v.metadata?.name }
+  fieldSelectors: { name: (v: Volume) => v.metadata?.name },
+  example: {
+    metadata: { name: 'local-data' },
+    spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Retain', hostPath: { path: '/mnt/data' } },
+    status: { phase: 'Available' }
+  }
 })

@@ -377,5 +377,10 @@ export default defineResource({
     'status.phase': (p: Pod) => p.status?.phase,
     'status.podIP': (p: Pod) => p.status?.podIP,
     'status.nominatedNodeName': (p: Pod) => p.status?.nominatedNodeName
+  },
+  example: {
+    metadata: { name: 'web' },
+    spec: { containers: [{ name: 'nginx', image: 'nginx:1.27', ports: [{ containerPort: 80 }] }] },
+    status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] }
   }
 })

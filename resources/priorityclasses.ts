@@ -73,5 +73,11 @@ export default defineResource({
     { name: 'Global-Default', type: 'boolean', description: 'Whether pods without a class get this one', value: (c: Class) => c.globalDefault ?? false },
     AGE_COLUMN,
     { name: 'PreemptionPolicy', type: 'string', description: 'Whether pods of this class preempt lower ones', value: (c: Class) => c.preemptionPolicy ?? 'PreemptLowerPriority' }
-  ]
+  ],
+  example: {
+    metadata: { name: 'high-priority' },
+    value: 1000000,
+    globalDefault: false,
+    description: 'For services that must not be preempted by batch work.'
+  }
 })

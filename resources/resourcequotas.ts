@@ -122,5 +122,10 @@ export default defineResource({
     AGE_COLUMN,
     { name: 'Request', type: 'string', description: 'Request represents a minimum amount of cpu/memory that a container may consume.', value: (q: Quota) => usageColumn(q, k => !k.startsWith('limits.')) },
     { name: 'Limit', type: 'string', description: 'Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.', value: (q: Quota) => usageColumn(q, k => k.startsWith('limits.')) }
-  ]
+  ],
+  example: {
+    metadata: { name: 'object-counts' },
+    spec: { hard: { configmaps: '100', secrets: '100' } },
+    status: { hard: { configmaps: '50', secrets: '50' }, used: { configmaps: '7', secrets: '7' } }
+  }
 })

@@ -22,5 +22,10 @@ export default defineResource({
   nameRule: 'PathSegment',
   generation: false,
   strategy: bindingStrategy(['Role', 'ClusterRole'], true),
-  columns: BINDING_COLUMNS
+  columns: BINDING_COLUMNS,
+  example: {
+    metadata: { name: 'read-pods' },
+    subjects: [{ kind: 'User', name: 'jane', apiGroup: GROUPS.rbac }],
+    roleRef: { kind: 'Role', name: 'pod-reader', apiGroup: GROUPS.rbac }
+  }
 })

@@ -19,5 +19,9 @@ export default defineResource({
   nameRule: 'PathSegment',
   strategy: {
     validate: (role) => validateRules(role.rules, true)
+  },
+  example: {
+    metadata: { name: 'pod-reader' },
+    rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] }]
   }
 })

@@ -52,5 +52,9 @@ export default defineResource({
   },
   columns: [
     { name: 'Handler', type: 'string', description: 'The runtime configuration pods of this class run with', value: (c: Class) => c.handler }
-  ]
+  ],
+  example: {
+    metadata: { name: 'gvisor' },
+    handler: 'runsc'
+  }
 })

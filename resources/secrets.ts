@@ -82,5 +82,10 @@ export default defineResource({
     { name: 'Type', type: 'string', value: (s) => s.type ?? SECRET_TYPES.opaque },
     { name: 'Data', type: 'integer', value: (s) => Object.keys(s.data ?? {}).length }
   ],
-  fieldSelectors: { type: (s) => s.type }
+  fieldSelectors: { type: (s) => s.type },
+  example: {
+    metadata: { name: 'db-credentials' },
+    type: 'Opaque',
+    data: { username: 'YWRtaW4=', password: 'czNjcjN0' }
+  }
 })

@@ -27,5 +27,9 @@ export default defineResource({
       throwIfInvalid('SelfSubjectAccessReview', validateAttributesChoice(spec))
       return await review(body, spec, ctx.user, ctx)
     }
+  },
+  example: {
+    metadata: { name: 'can-i-list-pods' },
+    spec: { resourceAttributes: { namespace: 'default', verb: 'list', resource: 'pods' } }
   }
 })

@@ -32,5 +32,8 @@ export default defineResource({
       if (ctx.user.extra !== undefined && Object.keys(ctx.user.extra).length > 0) userInfo.extra = structuredClone(ctx.user.extra)
       return { metadata: { creationTimestamp: null }, status: { userInfo } }
     }
+  },
+  example: {
+    metadata: { name: 'who-am-i' }
   }
 })

@@ -37,5 +37,9 @@ export default defineResource({
       if (rules.evaluationError !== undefined) status.evaluationError = rules.evaluationError
       return { metadata: { ...(body.metadata ?? {}) }, spec: body.spec, status }
     }
+  },
+  example: {
+    metadata: { name: 'my-rules' },
+    spec: { namespace: 'default' }
   }
 })

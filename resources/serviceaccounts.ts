@@ -30,5 +30,8 @@ export default defineResource({
   schema,
   columns: [
     { name: 'Secrets', type: 'integer', value: (sa) => (sa.secrets ?? []).length }
-  ]
+  ],
+  example: {
+    metadata: { name: 'build-robot' }
+  }
 })

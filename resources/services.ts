@@ -170,5 +170,10 @@ export default defineResource({
   fieldSelectors: {
     'spec.clusterIP': (s: Svc) => s.spec?.clusterIP,
     'spec.type': (s: Svc) => s.spec?.type
+  },
+  example: {
+    metadata: { name: 'web' },
+    spec: { selector: { app: 'web' }, ports: [{ protocol: 'TCP', port: 80, targetPort: 8080 }] },
+    status: { loadBalancer: {}, conditions: [{ type: 'example.com/Reachable', status: 'True', lastTransitionTime: '2024-05-01T10:00:00Z', reason: 'ProbeSucceeded', message: 'the service answered a probe' }] }
   }
 })

@@ -71,5 +71,12 @@ export default defineResource({
     { name: 'ReclaimPolicy', type: 'string', description: 'What happens to provisioned volumes when released', value: (c: Class) => c.reclaimPolicy ?? 'Delete' },
     { name: 'VolumeBindingMode', type: 'string', description: 'When volumes are bound and provisioned', value: (c: Class) => c.volumeBindingMode ?? 'Immediate' },
     { name: 'AllowVolumeExpansion', type: 'string', description: 'Whether claims of this class may grow', value: (c: Class) => String(c.allowVolumeExpansion ?? false) }
-  ]
+  ],
+  example: {
+    metadata: { name: 'standard' },
+    provisioner: 'csi.example.com',
+    reclaimPolicy: 'Retain',
+    volumeBindingMode: 'WaitForFirstConsumer',
+    allowVolumeExpansion: true
+  }
 })

@@ -19,5 +19,9 @@ export default defineResource({
       throwIfInvalid('SubjectAccessReview', [...validateAttributesChoice(spec), ...validateSubject(spec)])
       return await review(body, spec, subjectOf(spec), ctx)
     }
+  },
+  example: {
+    metadata: { name: 'can-jane-list-pods' },
+    spec: { user: 'jane', groups: ['developers'], resourceAttributes: { namespace: 'default', verb: 'list', resource: 'pods' } }
   }
 })

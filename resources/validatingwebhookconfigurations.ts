@@ -3,4 +3,18 @@
 import { defineResource } from './define.js'
 import { webhookConfigurationKind } from './webhook-configuration.js'
 
-export default defineResource(webhookConfigurationKind('ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false))
+export default defineResource({
+  ...webhookConfigurationKind('ValidatingWebhookConfiguration', 'validatingwebhookconfigurations', false),
+  example: {
+    metadata: { name: 'policy-checker' },
+    webhooks: [{
+      name: 'policy-checker.example.com',
+      clientConfig: { url: 'https://webhook.example.com/validate' },
+      rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['example.com'], apiVersions: ['v1'], resources: ['widgets'] }],
+      objectSelector: { matchLabels: { 'example.com/policy-checker': 'enabled' } },
+      failurePolicy: 'Ignore',
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1']
+    }]
+  }
+})

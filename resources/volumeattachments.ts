@@ -76,5 +76,10 @@ export default defineResource({
     { name: 'PV', type: 'string', description: 'The persistent volume attached', value: (a: Attachment) => a.spec?.source?.persistentVolumeName ?? '' },
     { name: 'Node', type: 'string', description: 'The node the volume is attached to', value: (a: Attachment) => a.spec?.nodeName },
     { name: 'Attached', type: 'boolean', description: 'Whether the volume is attached', value: (a: Attachment) => a.status?.attached ?? false }
-  ]
+  ],
+  example: {
+    metadata: { name: 'csi-attachment-1' },
+    spec: { attacher: 'csi.example.com', source: { persistentVolumeName: 'local-data' }, nodeName: 'node-1' },
+    status: { attached: true }
+  }
 })
