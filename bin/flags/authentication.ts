@@ -63,7 +63,7 @@ const OIDC_FLAGS = [
     help: 'If set, the OpenID server\'s certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host\'s root CA set will be used.'
   }),
   flag({
-    name: 'oidc-signing-algs', key: 'oidcSigningAlgs', kind: maybe(strings), default: undefined, defaultText: '[RS256]', section: 'Authentication', target: 'oidc.signingAlgs',
+    name: 'oidc-signing-algs', key: 'oidcSigningAlgs', kind: maybe(strings), default: undefined, defaultText: 'RS256', section: 'Authentication', target: 'oidc.signingAlgs',
     help: 'Comma-separated list of allowed JOSE asymmetric signing algorithms. JWTs with a supported \'alg\' header values are: RS256, RS384, RS512, ES256, ES384, ES512, PS256, PS384, PS512.'
   })
 ] as const
