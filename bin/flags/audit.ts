@@ -4,7 +4,7 @@ import { flag } from './spec.js'
 
 export const AUDIT_FLAGS = [
   flag({
-    name: 'audit-policy-file', key: 'auditPolicyFile', kind: maybe(text), default: undefined, section: 'Auditing', target: 'audit.policy',
+    name: 'audit-policy-file', key: 'auditPolicyFile', kind: maybe(text), default: undefined, readsFile: true, section: 'Auditing', target: 'audit.policy',
     help: 'Path to the file that defines the audit policy configuration.'
   }),
   flag({

@@ -12,11 +12,11 @@ const SERVICE_ACCOUNT_FLAGS = [
     help: 'Identifiers of the API. The service account token authenticator will validate that tokens used against the API are bound to at least one of these audiences. If the --service-account-issuer flag is configured and this flag is not, this field defaults to a single element list containing the issuer URL.'
   }),
   flag({
-    name: 'service-account-key-file', key: 'serviceAccountKeyFiles', kind: stringArray, default: [], section: 'Authentication', target: 'serviceAccounts.verifyKeyPems',
+    name: 'service-account-key-file', key: 'serviceAccountKeyFiles', kind: stringArray, default: [], readsFile: true, section: 'Authentication', target: 'serviceAccounts.verifyKeyPems',
     help: 'File containing PEM-encoded x509 RSA or ECDSA private or public keys, used to verify ServiceAccount tokens. The specified file can contain multiple keys, and the flag can be specified multiple times with different files. Tokens signed with the signing key are always accepted.'
   }),
   flag({
-    name: 'service-account-signing-key-file', key: 'serviceAccountSigningKeyFile', kind: maybe(text), default: undefined, defaultText: '<cert-dir>/sa.key', section: 'Authentication', target: 'serviceAccounts.signingKeyPem',
+    name: 'service-account-signing-key-file', key: 'serviceAccountSigningKeyFile', kind: maybe(text), default: undefined, defaultText: '<cert-dir>/sa.key', readsFile: true, section: 'Authentication', target: 'serviceAccounts.signingKeyPem',
     help: 'Path to the file that contains the current private key of the service account token issuer. The issuer will sign issued ID tokens with this private key.'
   }),
   flag({
@@ -59,7 +59,7 @@ const OIDC_FLAGS = [
     help: 'A key=value pair that describes a required claim in the ID Token. If set, the claim is verified to be present in the ID Token with a matching value. Repeat this flag to specify multiple claims.'
   }),
   flag({
-    name: 'oidc-ca-file', key: 'oidcCaFile', kind: maybe(text), default: undefined, section: 'Authentication', target: 'oidc.caPem',
+    name: 'oidc-ca-file', key: 'oidcCaFile', kind: maybe(text), default: undefined, readsFile: true, section: 'Authentication', target: 'oidc.caPem',
     help: 'If set, the OpenID server\'s certificate will be verified by one of the authorities in the oidc-ca-file, otherwise the host\'s root CA set will be used.'
   }),
   flag({
@@ -82,7 +82,7 @@ const PROXY_AND_WEBHOOK_FLAGS = [
     help: 'The duration to cache responses from the webhook token authenticator.'
   }),
   flag({
-    name: 'requestheader-client-ca-file', key: 'requestheaderClientCaFile', kind: maybe(text), default: undefined, section: 'Authentication', target: 'requestHeader.clientCAPem',
+    name: 'requestheader-client-ca-file', key: 'requestheaderClientCaFile', kind: maybe(text), default: undefined, readsFile: true, section: 'Authentication', target: 'requestHeader.clientCAPem',
     help: 'Root certificate bundle to use to verify client certificates on incoming requests before trusting usernames in headers specified by --requestheader-username-headers. WARNING: generally do not depend on authorization being already done for incoming requests.'
   }),
   flag({
@@ -113,7 +113,7 @@ export const AUTHENTICATION_FLAGS = [
     help: 'Enables anonymous requests to the secure port of the API server. Requests that are not rejected by another authentication method are treated as anonymous requests. Anonymous requests have a username of system:anonymous, and a group name of system:unauthenticated.'
   }),
   flag({
-    name: 'client-ca-file', key: 'clientCaFile', kind: maybe(text), default: undefined, section: 'Authentication', target: 'tls.clientCA',
+    name: 'client-ca-file', key: 'clientCaFile', kind: maybe(text), default: undefined, readsFile: true, section: 'Authentication', target: 'tls.clientCA',
     help: 'If set, any request presenting a client certificate signed by one of the authorities in the client-ca-file is authenticated with an identity corresponding to the CommonName of the client certificate. The cluster CA always is.'
   }),
   flag({

@@ -36,11 +36,11 @@ export const CONTROLLER_FLAGS = [
     help: 'The name of resource object that is used for locking during leader election.'
   }),
   flag({
-    name: 'cluster-signing-cert-file', key: 'clusterSigningCertFile', kind: maybe(text), default: undefined, defaultText: 'the generated CA', section: 'CSR signing controller', target: 'clusterSigning.certPem',
+    name: 'cluster-signing-cert-file', key: 'clusterSigningCertFile', kind: maybe(text), default: undefined, defaultText: 'the generated CA', readsFile: true, section: 'CSR signing controller', target: 'clusterSigning.certPem',
     help: 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates.'
   }),
   flag({
-    name: 'cluster-signing-key-file', key: 'clusterSigningKeyFile', kind: maybe(text), default: undefined, defaultText: 'the generated CA', section: 'CSR signing controller', target: 'clusterSigning.keyPem',
+    name: 'cluster-signing-key-file', key: 'clusterSigningKeyFile', kind: maybe(text), default: undefined, defaultText: 'the generated CA', readsFile: true, section: 'CSR signing controller', target: 'clusterSigning.keyPem',
     help: 'Filename containing a PEM-encoded RSA or ECDSA private key used to sign cluster-scoped certificates.'
   }),
   flag({

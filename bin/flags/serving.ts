@@ -48,11 +48,11 @@ export const SERVING_FLAGS = [
     help: 'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, the serving pair there is not used.'
   }),
   flag({
-    name: 'tls-cert-file', key: 'tlsCertFile', kind: maybe(text), default: undefined, defaultText: 'generated', section: 'Secure serving', target: 'tls.cert',
+    name: 'tls-cert-file', key: 'tlsCertFile', kind: maybe(text), default: undefined, defaultText: 'generated', readsFile: true, section: 'Secure serving', target: 'tls.cert',
     help: 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a certificate and key issued by the cluster CA are generated and saved to the directory specified by --cert-dir.'
   }),
   flag({
-    name: 'tls-private-key-file', key: 'tlsPrivateKeyFile', kind: maybe(text), default: undefined, defaultText: 'generated', section: 'Secure serving', target: 'tls.key',
+    name: 'tls-private-key-file', key: 'tlsPrivateKeyFile', kind: maybe(text), default: undefined, defaultText: 'generated', readsFile: true, section: 'Secure serving', target: 'tls.key',
     help: 'File containing the default x509 private key matching --tls-cert-file.'
   }),
   flag({

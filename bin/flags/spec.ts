@@ -38,6 +38,8 @@ export interface Flag<K extends string = string, T = unknown> {
    * around the app (the listener, the data directory, the kubeconfig), a sentence saying so.
    */
   readonly target: AppOptionPath | `process: ${string}`
+  /** The option gets the contents of the file the flag names (read at start), not its path. */
+  readonly readsFile?: true
 }
 
 /**
