@@ -25,7 +25,7 @@ type Value<F> = F extends { kind: Kind<infer T> } ? T : never
 /** The parsed settings: one field per flag, named by its entry's key, of its kind's type. */
 export type Flags = { [F in typeof FLAGS[number] as F['key']]: Value<F> }
 
-export const FLAG_TABLE: readonly Flag[] = FLAGS as readonly Flag<string, any>[]
+export const FLAG_TABLE: readonly Flag[] = FLAGS
 
 export { SECTIONS, type Flag, type Section } from './spec.js'
 export { formatDuration, parseDuration } from './kinds.js'
