@@ -1,6 +1,5 @@
 // Command-line flags, named as the reference server names them: read off the flag table
 // (bin/flags/), which says for each its kind of value, default and target.
-import { checkPluginNames } from '../admission/plugin-names.js'
 import { FLAG_TABLE, type Flag, type Flags } from './flags/index.js'
 
 export type { Flags } from './flags/index.js'
@@ -11,7 +10,10 @@ const BY_NAME = new Map(FLAG_TABLE.map(f => [f.name, f]))
 // A copy: a caller that changes its settings must not change the next parse's defaults.
 const initial = (f: Flag, env: NodeJS.ProcessEnv): unknown => typeof f.default === 'function' ? f.default(env) : structuredClone(f.default)
 
-/** `--name=value`, `--name value`, and a bool's bare `--name`; refused values name their flag. */
+/**
+ * `--name=value`, `--name value`, and a bool's bare `--name`; a refused value names its flag,
+ * the kind refusing the text, the entry's check the final value.
+ */
 export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env): Flags {
   const settings: Record<string, unknown> = {}
   for (const f of FLAG_TABLE) settings[f.key] = initial(f, env)
@@ -30,7 +32,6 @@ export function parseFlags (argv: string[], env: NodeJS.ProcessEnv = process.env
     }
     settings[f.key] = f.kind.parse(name, value, settings[f.key])
   }
-  const flags = settings as Flags
-  checkPluginNames({ enable: flags.enableAdmissionPlugins, disable: flags.disableAdmissionPlugins })
-  return flags
+  for (const f of FLAG_TABLE) f.check?.(settings[f.key])
+  return settings as Flags
 }

@@ -1,6 +1,6 @@
 // Admission flags: which plugins run, their configuration, and the settings of the plugins that
 // take their own flags.
-import { KNOWN_PLUGINS } from '../../admission/plugin-names.js'
+import { checkPluginNames, KNOWN_PLUGINS } from '../../admission/plugin-names.js'
 import { keyValues, maybe, seconds, strings, text } from './kinds.js'
 import { flag } from './spec.js'
 
@@ -9,10 +9,12 @@ const PLUGIN_LIST = `Comma-delimited list of admission plugins: ${KNOWN_PLUGINS.
 export const ADMISSION_FLAGS = [
   flag({
     name: 'enable-admission-plugins', key: 'enableAdmissionPlugins', kind: strings, default: [], section: 'Admission', target: 'admission.enable',
+    check: (names) => { checkPluginNames({ enable: names }) },
     help: `admission plugins that should be enabled in addition to default enabled ones. ${PLUGIN_LIST}`
   }),
   flag({
     name: 'disable-admission-plugins', key: 'disableAdmissionPlugins', kind: strings, default: [], section: 'Admission', target: 'admission.disable',
+    check: (names) => { checkPluginNames({ disable: names }) },
     help: `admission plugins that should be disabled although they are in the default enabled plugins list. ${PLUGIN_LIST}`
   }),
   flag({

@@ -40,6 +40,8 @@ export interface Flag<K extends string = string, T = unknown> {
   readonly target: AppOptionPath | `process: ${string}`
   /** The option gets the contents of the file the flag names (read at start), not its path. */
   readonly readsFile?: true
+  /** Refuses a final value (after every occurrence: a later one replaces an earlier) by throwing. */
+  check? (value: NoInfer<T>): void
 }
 
 /**
