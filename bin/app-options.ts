@@ -14,6 +14,9 @@ export interface Prepared {
   auditPolicy?: Policy
 }
 
+/** The levels at which the server says more: a line per request, and a failed start's stack. */
+export const verbose = (flags: Pick<Flags, 'logLevel'>): boolean => flags.logLevel === 'debug' || flags.logLevel === 'trace'
+
 export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Prepared): AppOptions {
   const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
   const tls = {
@@ -25,7 +28,7 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     databaseUrl,
     tls,
     logger: { level: flags.logLevel },
-    logRequests: flags.logLevel === 'debug' || flags.logLevel === 'trace',
+    logRequests: verbose(flags),
     compactionIntervalMs: flags.compactionIntervalMs,
     tokenAuthFile: flags.tokenAuthFile,
     anonymousAuth: flags.anonymousAuth,

@@ -5,7 +5,7 @@ import { resolve } from 'node:path'
 import { relative } from 'node:path'
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
-import { appOptions } from './app-options.js'
+import { appOptions, verbose } from './app-options.js'
 import { startIdleCollect } from './idle-collect.js'
 import { loadPolicy, type Policy } from '../plugins/audit/policy.js'
 
@@ -36,7 +36,7 @@ async function main (): Promise<void> {
     process.stderr.write(`error: ${(err as Error).message}\n`)
     process.exit(2)
   }
-  const debug = flags.logLevel === 'debug' || flags.logLevel === 'trace'
+  const debug = verbose(flags)
   // Read before anything starts: a refused policy is then one line, not the database's
   // connections logged as they are cut under an app that failed half-built.
   let auditPolicy: Policy | undefined
