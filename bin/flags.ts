@@ -3,7 +3,7 @@
 import { FLAG_TABLE, type Flag, type Flags } from './flags/index.js'
 
 export type { Flags } from './flags/index.js'
-export { parseDuration } from './flags/index.js'
+export { parseDuration } from './flags/kinds.js'
 
 const BY_NAME = new Map(FLAG_TABLE.map(f => [f.name, f]))
 

@@ -28,4 +28,3 @@ export type Flags = { [F in typeof FLAGS[number] as F['key']]: Value<F> }
 export const FLAG_TABLE: readonly Flag[] = FLAGS
 
 export { SECTIONS, type Flag, type Section } from './spec.js'
-export { formatDuration, parseDuration } from './kinds.js'
