@@ -113,8 +113,9 @@ export const NOT_IMPLEMENTED = ['ClusterTrustBundleAttest', 'MutatingAdmissionPo
 /** Plugins on by default, as the reference server has them, of those this server implements. */
 export const DEFAULT_ENABLED = ADMISSION_PLUGINS.filter(p => p.enabled === 'default').map(p => p.name)
 
-/** The names the flags may use. */
-const FLAG_NAMES = new Set(ADMISSION_PLUGINS.filter(p => p.enabled !== 'always').map(p => p.name))
+/** The plugins the flags may enable, by name. */
+export const PLUGIN_NAMES = ADMISSION_PLUGINS.filter(p => p.enabled !== 'always').map(p => p.name).sort()
+const FLAG_NAMES = new Set(PLUGIN_NAMES)
 
 /** Refuses flag values that name no plugin, or enable one this server lacks, as the reference refuses to start. */
 export function checkPluginNames (opts: { enable?: string[], disable?: string[] }): void {

@@ -1,11 +1,11 @@
 // The server process: certificates, database (embedded unless a URL is given), listen, and a
 // graceful stop on SIGTERM/SIGINT.
-import { mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { relative } from 'node:path'
 import { EmbeddedPostgresError, startEmbeddedPostgres } from '../storage/embedded.js'
 import { parseFlags } from './flags.js'
-import { authOptions } from './auth-options.js'
+import { appOptions, verbose } from './app-options.js'
 import { startIdleCollect } from './idle-collect.js'
 import { loadPolicy, type Policy } from '../plugins/audit/policy.js'
 
@@ -36,7 +36,7 @@ async function main (): Promise<void> {
     process.stderr.write(`error: ${(err as Error).message}\n`)
     process.exit(2)
   }
-  const debug = flags.logLevel === 'debug' || flags.logLevel === 'trace'
+  const debug = verbose(flags)
   // Read before anything starts: a refused policy is then one line, not the database's
   // connections logged as they are cut under an app that failed half-built.
   let auditPolicy: Policy | undefined
@@ -83,55 +83,7 @@ async function main (): Promise<void> {
 
   let app
   try {
-    const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
-    const tls = {
-      cert: flags.tlsCertFile === undefined ? pki.servingCertPem : readFileSync(flags.tlsCertFile, 'utf8'),
-      key: flags.tlsPrivateKeyFile === undefined ? pki.servingKeyPem : readFileSync(flags.tlsPrivateKeyFile, 'utf8'),
-      clientCA
-    }
-    app = await buildApp({
-      databaseUrl,
-      tls,
-      logger: { level: flags.logLevel },
-      logRequests: debug,
-      compactionIntervalMs: flags.compactionIntervalMs,
-      tokenAuthFile: flags.tokenAuthFile,
-      anonymousAuth: flags.anonymousAuth,
-      authorizationModes: flags.authorizationModes,
-      authorizationPolicyFile: flags.authorizationPolicyFile,
-      authorizationWebhook: flags.authorizationWebhookConfigFile === undefined
-        ? undefined
-        : {
-            configFile: flags.authorizationWebhookConfigFile,
-            version: flags.authorizationWebhookVersion,
-            authorizedTtlMs: flags.authorizationWebhookCacheAuthorizedTtlMs,
-            unauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs
-          },
-      admission: {
-        enable: flags.enableAdmissionPlugins,
-        disable: flags.disableAdmissionPlugins,
-        configFile: flags.admissionControlConfigFile,
-        webhookServiceAddresses: flags.admissionWebhookServiceAddresses,
-        defaultNotReadyTolerationSeconds: flags.defaultNotReadyTolerationSeconds,
-        defaultUnreachableTolerationSeconds: flags.defaultUnreachableTolerationSeconds
-      },
-      showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
-      runtimeConfig: flags.runtimeConfig,
-      featureGates: flags.featureGates,
-      audit: { policy: auditPolicy, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
-      shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
-      services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
-      securePort: flags.securePort,
-      leaderElection: {
-        enabled: flags.leaderElect,
-        leaseDurationMs: flags.leaderElectLeaseDurationMs,
-        renewDeadlineMs: flags.leaderElectRenewDeadlineMs,
-        retryPeriodMs: flags.leaderElectRetryPeriodMs,
-        namespace: flags.leaderElectResourceNamespace,
-        name: flags.leaderElectResourceName
-      },
-      ...authOptions(flags, pki)
-    })
+    app = await buildApp(appOptions(flags, { databaseUrl, pki, auditPolicy }))
     await app.listen({ port: flags.securePort, host: flags.bindAddress })
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`)

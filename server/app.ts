@@ -41,7 +41,7 @@ import leaderElection from '../controllers/leader-election.js'
 import { createHttpServer } from './http-server.js'
 import readiness from './readiness.js'
 import { registerFamily } from './family.js'
-import type { AppOptions } from './options.js'
+import { DEFAULT_SECURE_PORT, type AppOptions } from './options.js'
 
 export type { AppOptions } from './options.js'
 
@@ -132,7 +132,7 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
   await registerFamily(app, CONTROLLERS.filter(c => controllerEnabled(c, opts.controllers)), {
     rootCAPem: opts.rootCAPem,
     clusterSigning: opts.clusterSigning,
-    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? 6443 }
+    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? DEFAULT_SECURE_PORT }
   })
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.
   await app.register(leaderElection, opts.leaderElection ?? {})

@@ -11,6 +11,9 @@ import type { LeaderElectionOptions } from '../controllers/leader-election.js'
 import type { ShutdownOptions } from '../plugins/shutdown.js'
 import type { ServiceRanges } from '../resources/services.js'
 
+/** The port the server listens on unless told otherwise (--secure-port), the reference's. */
+export const DEFAULT_SECURE_PORT = 6443
+
 export interface AppOptions extends AuthenticationSettings, AuthorizationSettings {
   databaseUrl: string
   /** 0 disables compaction (tests that exercise it compact explicitly). */

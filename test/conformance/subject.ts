@@ -30,7 +30,7 @@ const DEFAULT_NAMESPACE = 'default'
 /** Every version `api` serves of `definition`, in the order served; the main version first. */
 export function servedVersions (api: TestApp, definition: Resource): Resource[] {
   const registry = api.app.resources
-  const store = registry.find(definition.plural, definition.group)
+  const store = registry.find({ group: definition.group, resource: definition.plural })
   return registry.served().filter(v => registry.lookup(v.group, v.version, v.plural) === store)
 }
 

@@ -1,0 +1,70 @@
+// The app's options from the parsed flags: each value to the option its flag-table entry names
+// as target. Files are read here, so a missing one stops start-up before the app is built.
+import { readFileSync } from 'node:fs'
+import type { Pki } from '../auth/pki.js'
+import type { Policy } from '../plugins/audit/policy.js'
+import type { AppOptions } from '../server/app.js'
+import { authOptions } from './auth-options.js'
+import type { Flags } from './flags.js'
+
+/** What the process has ready before the app: its database, certificates and audit policy. */
+export interface Prepared {
+  databaseUrl: string
+  pki: Pick<Pki, 'caCertPem' | 'caKeyPem' | 'servingCertPem' | 'servingKeyPem' | 'serviceAccountKeyPem'>
+  auditPolicy?: Policy
+}
+
+/** The levels at which the server says more: a line per request, and a failed start's stack. */
+export const verbose = (flags: Pick<Flags, 'logLevel'>): boolean => flags.logLevel === 'debug' || flags.logLevel === 'trace'
+
+export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Prepared): AppOptions {
+  const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
+  const tls = {
+    cert: flags.tlsCertFile === undefined ? pki.servingCertPem : readFileSync(flags.tlsCertFile, 'utf8'),
+    key: flags.tlsPrivateKeyFile === undefined ? pki.servingKeyPem : readFileSync(flags.tlsPrivateKeyFile, 'utf8'),
+    clientCA
+  }
+  return {
+    databaseUrl,
+    tls,
+    logger: { level: flags.logLevel },
+    logRequests: verbose(flags),
+    compactionIntervalMs: flags.compactionIntervalMs,
+    tokenAuthFile: flags.tokenAuthFile,
+    anonymousAuth: flags.anonymousAuth,
+    authorizationModes: flags.authorizationModes,
+    authorizationPolicyFile: flags.authorizationPolicyFile,
+    authorizationWebhook: flags.authorizationWebhookConfigFile === undefined
+      ? undefined
+      : {
+          configFile: flags.authorizationWebhookConfigFile,
+          version: flags.authorizationWebhookVersion,
+          authorizedTtlMs: flags.authorizationWebhookCacheAuthorizedTtlMs,
+          unauthorizedTtlMs: flags.authorizationWebhookCacheUnauthorizedTtlMs
+        },
+    admission: {
+      enable: flags.enableAdmissionPlugins,
+      disable: flags.disableAdmissionPlugins,
+      configFile: flags.admissionControlConfigFile,
+      webhookServiceAddresses: flags.admissionWebhookServiceAddresses,
+      defaultNotReadyTolerationSeconds: flags.defaultNotReadyTolerationSeconds,
+      defaultUnreachableTolerationSeconds: flags.defaultUnreachableTolerationSeconds
+    },
+    showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
+    runtimeConfig: flags.runtimeConfig,
+    featureGates: flags.featureGates,
+    audit: { policy: auditPolicy, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
+    shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
+    services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
+    securePort: flags.securePort,
+    leaderElection: {
+      enabled: flags.leaderElect,
+      leaseDurationMs: flags.leaderElectLeaseDurationMs,
+      renewDeadlineMs: flags.leaderElectRenewDeadlineMs,
+      retryPeriodMs: flags.leaderElectRetryPeriodMs,
+      namespace: flags.leaderElectResourceNamespace,
+      name: flags.leaderElectResourceName
+    },
+    ...authOptions(flags, pki)
+  }
+}

@@ -1,0 +1,75 @@
+// Serving, storage and process flags: where the server listens, what it serves with, where it
+// keeps its data, and how it stops.
+import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../../resources/services.js'
+import { bool, duration, ip, maybe, port, portRange, reachableIP, serviceCIDRs, text } from './kinds.js'
+import { flag } from './spec.js'
+import { DEFAULT_SECURE_PORT } from '../../server/options.js'
+
+const CLIENT_ADDRESS = 'process: the serving certificate\'s names and the kubeconfig\'s server'
+
+export const SERVING_FLAGS = [
+  flag({
+    name: 'advertise-address', key: 'advertiseAddress', kind: maybe(reachableIP), default: undefined, section: 'Generic', target: CLIENT_ADDRESS,
+    help: 'The IP address on which to advertise the apiserver to members of the cluster. This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used (127.0.0.1 where that is a wildcard).'
+  }),
+  flag({
+    name: 'external-hostname', key: 'externalHostname', kind: maybe(text), default: undefined, section: 'Generic', target: CLIENT_ADDRESS,
+    help: 'The hostname to use when generating externalized URLs for this master: the kubeconfig\'s server, and a name in the generated serving certificate (a load balancer\'s, say).'
+  }),
+  flag({
+    name: 'shutdown-delay-duration', key: 'shutdownDelayMs', kind: duration, default: 0, section: 'Generic', target: 'process: the wait between SIGTERM and closing',
+    help: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.'
+  }),
+  flag({
+    name: 'shutdown-watch-termination-grace-period', key: 'shutdownWatchTerminationGracePeriodMs', kind: duration, default: 0, section: 'Generic', target: 'shutdown.watchTerminationGracePeriodMs',
+    help: 'This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.'
+  }),
+  flag({
+    name: 'data-dir', key: 'dataDir', kind: text, default: './data', section: 'Storage', target: 'process: the embedded PostgreSQL, the certificates and the kubeconfig',
+    help: 'Where the embedded PostgreSQL, the certificates and the kubeconfig live.'
+  }),
+  flag({
+    name: 'storage-url', key: 'storageUrl', kind: maybe(text), default: (env) => env.DATABASE_URL, defaultText: '$DATABASE_URL', section: 'Storage', target: 'databaseUrl',
+    help: 'A PostgreSQL URL to use instead of the embedded database.'
+  }),
+  flag({
+    name: 'compaction-interval', key: 'compactionIntervalMs', kind: duration, default: 5 * 60_000, section: 'Storage', target: 'compactionIntervalMs',
+    help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.'
+  }),
+  flag({
+    name: 'bind-address', key: 'bindAddress', kind: ip, default: '127.0.0.1', section: 'Secure serving', target: 'process: the listener\'s address',
+    help: 'The IP address on which to listen for the --secure-port port. If blank or an unspecified address (0.0.0.0 or ::), all interfaces will be used.'
+  }),
+  flag({
+    name: 'secure-port', key: 'securePort', kind: port, default: DEFAULT_SECURE_PORT, section: 'Secure serving', target: 'securePort',
+    help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port; the kubeconfig gets the real one.'
+  }),
+  flag({
+    name: 'cert-dir', key: 'certDir', kind: maybe(text), default: undefined, defaultText: '<data-dir>/pki', section: 'Secure serving', target: 'process: the generated certificates',
+    help: 'The directory where the TLS certs are located. If --tls-cert-file and --tls-private-key-file are provided, the serving pair there is not used.'
+  }),
+  flag({
+    name: 'tls-cert-file', key: 'tlsCertFile', kind: maybe(text), default: undefined, defaultText: 'generated', readsFile: true, section: 'Secure serving', target: 'tls.cert',
+    help: 'File containing the default x509 Certificate for HTTPS. (CA cert, if any, concatenated after server cert). If --tls-cert-file and --tls-private-key-file are not provided, a certificate and key issued by the cluster CA are generated and saved to the directory specified by --cert-dir.'
+  }),
+  flag({
+    name: 'tls-private-key-file', key: 'tlsPrivateKeyFile', kind: maybe(text), default: undefined, defaultText: 'generated', readsFile: true, section: 'Secure serving', target: 'tls.key',
+    help: 'File containing the default x509 private key matching --tls-cert-file.'
+  }),
+  flag({
+    name: 'log-level', key: 'logLevel', kind: text, default: (env) => env.LOG_LEVEL ?? 'info', defaultText: 'info', section: 'Logs', target: 'logger',
+    help: 'trace, debug, info, warn or error (also LOG_LEVEL); debug also logs a line per request.'
+  }),
+  flag({
+    name: 'service-cluster-ip-range', key: 'serviceClusterIPRange', kind: serviceCIDRs, default: [DEFAULT_SERVICE_CLUSTER_IP_RANGE], section: 'Misc', target: 'services.clusterIPRanges',
+    help: 'A CIDR notation IP range from which to assign service cluster IPs. This must not overlap with any IP ranges assigned to nodes or pods. Max of two dual-stack CIDRs is allowed.'
+  }),
+  flag({
+    name: 'service-node-port-range', key: 'serviceNodePortRange', kind: portRange, default: DEFAULT_SERVICE_NODE_PORT_RANGE, section: 'Misc', target: 'services.nodePortRange',
+    help: 'A port range to reserve for services with NodePort visibility. Example: \'30000-32767\'. Inclusive at both ends of the range.'
+  }),
+  flag({
+    name: 'help', short: 'h', key: 'help', kind: bool, default: false, section: 'Global', target: 'process: prints this and exits',
+    help: 'help for svc-apiserver'
+  })
+] as const
