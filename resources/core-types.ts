@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Int64, Quantity, StringMap, Timestamp } from './meta.js'
 import type { FieldError } from './define.js'
+import { message } from './protobuf.js'
 import { compareQuantities, isNegativeQuantity } from './quantity.js'
 import { invalidEach, labelValueProblems, qualifiedNameProblems } from './validation.js'
 
@@ -42,11 +43,13 @@ export const LabelSelectorRequirement = Type.Object({
   key: Type.String(),
   operator: Type.String(),
   values: opt(AtomicList(Type.String()))
-}, struct)
+}, { ...struct, ...message('meta.v1.LabelSelectorRequirement', { key: 1, operator: 2, values: 3 }) })
+/** The protobuf fields of meta/v1 LabelSelector, for the schemas that copy its properties. */
+export const LABEL_SELECTOR_FIELDS = { matchLabels: 1, matchExpressions: 2 }
 export const LabelSelector = Type.Object({
   matchLabels: opt(StringMap()),
   matchExpressions: opt(AtomicList(LabelSelectorRequirement))
-}, atomicStruct)
+}, { ...atomicStruct, ...message('meta.v1.LabelSelector', LABEL_SELECTOR_FIELDS) })
 
 export const NodeSelectorRequirement = Type.Object({
   key: Type.String(),
