@@ -17,8 +17,15 @@ export interface ProtobufField {
    * for an integer without format) or a message's full name (`meta.v1.FieldsV1`).
    */
   type?: string
+  /** The schema the protobuf type follows from where the property's own is looser (an object of anything in JSON). */
+  schema?: TSchema
   /** A map whose values are lists: the message each list is wrapped in (upstream's ExtraValue). */
   listMessage?: string
+  /**
+   * A property of ours the reference's message lacks: it has no field, and an object that sets
+   * it is answered in JSON (the protobuf encoding would lose it).
+   */
+  jsonOnly?: boolean
 }
 
 export type ProtobufFields = Record<string, number | ProtobufField>
@@ -32,16 +39,28 @@ export interface ProtobufMessage {
   message: string
   fields: ProtobufFields
   inline?: Record<string, ProtobufInline>
+  /** Fields of the reference's message that the JSON schema does not have yet, with their own schemas. */
+  wireOnly?: Record<string, WireOnlyField>
 }
+
+/** A field only the protobuf form has: its number and the schema its type follows from. */
+export interface WireOnlyField { field: number | ProtobufField, schema: TSchema }
 
 export interface ProtobufInline extends ProtobufMessage { number: number }
 
 /** Schema options naming `name` as a message with `fields`; spread them into a Type.Object's options. */
-export const message = (name: string, fields: ProtobufFields, inline?: Record<string, ProtobufInline>): { [PROTOBUF_OPTION]: ProtobufMessage } =>
-  ({ [PROTOBUF_OPTION]: inline === undefined ? { message: name, fields } : { message: name, fields, inline } })
+export const message = (name: string, fields: ProtobufFields, inline?: Record<string, ProtobufInline>, wireOnly?: Record<string, WireOnlyField>): { [PROTOBUF_OPTION]: ProtobufMessage } =>
+  ({ [PROTOBUF_OPTION]: { message: name, fields, ...(inline === undefined ? {} : { inline }), ...(wireOnly === undefined ? {} : { wireOnly }) } })
 
 /** An embedded struct at field `number` holding `fields` of the object (see ProtobufMessage.inline). */
-export const inlined = (number: number, name: string, fields: ProtobufFields): ProtobufInline => ({ number, message: name, fields })
+export const inlined = (number: number, name: string, fields: ProtobufFields, inline?: Record<string, ProtobufInline>): ProtobufInline =>
+  inline === undefined ? { number, message: name, fields } : { number, message: name, fields, inline }
+
+/** See ProtobufField.jsonOnly. */
+export const JSON_ONLY: ProtobufField = { number: 0, jsonOnly: true }
+
+/** See ProtobufMessage.wireOnly. */
+export const wireOnly = (field: number | ProtobufField, schema: TSchema): WireOnlyField => ({ field, schema })
 
 /** A field whose zero value JSON still renders. */
 export const keepZero = (number: number, more: Omit<ProtobufField, 'number' | 'keepZero'> = {}): ProtobufField => ({ number, keepZero: true, ...more })

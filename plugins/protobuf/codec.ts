@@ -1,6 +1,7 @@
 // The protobuf wire format of the reference server: a 4-byte magic prefix, then a runtime.Unknown
 // whose typeMeta names the kind and whose raw holds the kind's message. Watch streams are frames
 // of a 4-byte big-endian length and a bare WatchEvent whose object is such an envelope.
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
 import { PROTOBUF_ENVELOPE_MAGIC } from '../../resources/naming.js'
@@ -13,7 +14,7 @@ import { groupPrefix, kindForms, protoPackage, SchemaMessageBuilder } from './sc
 export const ENVELOPE_PREFIX = Buffer.from(PROTOBUF_ENVELOPE_MAGIC)
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url))
-export const PROTO_FILES = ['runtime.proto', 'meta.proto', 'core.proto', 'pod.proto', 'rbac.proto', 'authorization.proto', 'authentication.proto', 'storage.proto', 'coordination.proto', 'certificates.proto', 'networking.proto', 'node.proto']
+export const PROTO_FILES = ['runtime.proto', 'meta.proto', 'authentication.proto', 'storage.proto']
 
 /** Kinds of meta/v1 that every group version carries (upstream's AddToGroupVersion). */
 const META_KINDS = new Set(['Status', 'DeleteOptions', 'WatchEvent'])
@@ -35,11 +36,13 @@ export function sameApiVersion (a: string, b: string): boolean {
   return x.version === y.version && (x.group === y.group || (groupPrefix(x.group) !== undefined && groupPrefix(x.group) === groupPrefix(y.group)))
 }
 
-/** The hand-written messages: the envelope, meta's and runtime's types, kinds no schema describes. */
-export async function loadProtoFiles (files: readonly string[] = PROTO_FILES): Promise<protobuf.Root> {
+/**
+ * The hand-written messages (the envelope, meta's and runtime's types, kinds no schema describes),
+ * not yet resolved: they name messages the schemas describe, built afterwards.
+ */
+export function loadProtoFiles (files: readonly string[] = PROTO_FILES, dir: string = PROTO_DIR): protobuf.Root {
   const root = new protobuf.Root()
-  root.resolvePath = (_origin, target) => PROTO_DIR + target.replace(/^.*\//, '')
-  await root.load([...files], { keepCase: true })
+  for (const file of files) protobuf.parse(readFileSync(dir + file, 'utf8'), root, { keepCase: true })
   return root
 }
 
@@ -54,7 +57,7 @@ export class ProtobufCodec {
 
   /** Reads the .proto files and builds the kinds' messages from their schemas; called once when the server starts. */
   static async load (): Promise<ProtobufCodec> {
-    const root = await loadProtoFiles()
+    const root = loadProtoFiles()
     new SchemaMessageBuilder(root).addKinds(kindForms(RESOURCES))
     root.resolveAll()
     return new ProtobufCodec(root)

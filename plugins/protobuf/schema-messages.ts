@@ -4,6 +4,7 @@
 import protobuf from 'protobufjs'
 import type { TSchema } from '@sinclair/typebox'
 import type { Resource } from '../../resources/define.js'
+import { ListMeta } from '../../resources/meta.js'
 import { GROUP_SUFFIX, UPSTREAM_GROUP_SUFFIX } from '../../resources/naming.js'
 import { protobufMessageOf, type ProtobufField, type ProtobufMessage } from '../../resources/protobuf.js'
 
@@ -12,8 +13,7 @@ export const SPECIAL_TYPES = {
   time: 'meta.v1.Time',
   microTime: 'meta.v1.MicroTime',
   quantity: 'runtime.Quantity',
-  intOrString: 'runtime.IntOrString',
-  listMeta: 'meta.v1.ListMeta'
+  intOrString: 'runtime.IntOrString'
 } as const
 
 /** A group without its `svc.io` or `k8s.io` suffix ('' for the core group); undefined for other groups. */
@@ -75,6 +75,7 @@ export class SchemaMessageBuilder {
 
   /** Adds `<Kind>` (and `<Kind>List` when the kind is listed) for every form whose schema describes a message. */
   addKinds (forms: readonly KindForm[]): void {
+    const listMeta = this.messageOf(ListMeta as Json, 'meta.v1', 'ListMeta')
     for (const form of forms) {
       const description = protobufMessageOf(form.schema)
       const pkg = protoPackage(form.group)
@@ -83,7 +84,7 @@ export class SchemaMessageBuilder {
       const name = this.messageOf(form.schema as Json, ns, form.kind, true)
       if (!form.listed) continue
       const list = new protobuf.Type(`${form.kind}List`)
-      list.add(new protobuf.Field('metadata', 1, `.${SPECIAL_TYPES.listMeta}`))
+      list.add(new protobuf.Field('metadata', 1, `.${listMeta}`))
       list.add(new protobuf.Field('items', 2, `.${name}`, 'repeated'))
       this.namespace(ns).add(list)
     }
@@ -132,7 +133,11 @@ export class SchemaMessageBuilder {
       const property = properties[key]
       if (property === undefined) throw new SchemaMessageError(`${path}: field ${key} of ${name} has no property in the schema`)
       claimed.add(key)
-      this.addField(type, key, field, property, ns, `${path}.${key}`)
+      if (field.jsonOnly !== true) this.addField(type, key, field, property, ns, `${path}.${key}`)
+    }
+    for (const [key, extra] of Object.entries(description.wireOnly ?? {})) {
+      if (properties[key] !== undefined) throw new SchemaMessageError(`${path}: wire-only field ${key} of ${name} is a property of the schema`)
+      this.addField(type, key, typeof extra.field === 'number' ? { number: extra.field } : extra.field, extra.schema as Json, ns, `${path}.${key}`)
     }
     for (const [key, inline] of Object.entries(description.inline ?? {})) {
       const fullName = inline.message.includes('.') ? inline.message : `${ns}.${inline.message}`
@@ -148,7 +153,7 @@ export class SchemaMessageBuilder {
   }
 
   private addField (type: protobuf.Type, name: string, field: ProtobufField, property: Json, ns: string, path: string): void {
-    const s = unwrapNullable(property)
+    const s = unwrapNullable((field.schema ?? property) as Json)
     if (s.type === 'array') {
       const item = this.typeOf(unwrapNullable(s.items as Json), field, ns, `${path}[]`)
       type.add(new protobuf.Field(name, field.number, item, 'repeated', undefined, isNumeric(item) ? { packed: false } : undefined))
