@@ -21,7 +21,17 @@ export const ResourceAttributes = Type.Object({
   namespace: Str(), verb: Str(), group: Str(), version: Str(), resource: Str(), subresource: Str(), name: Str(),
   fieldSelector: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   labelSelector: Type.Optional(Type.Record(Type.String(), Type.Unknown()))
-}, { additionalProperties: false, ...message('ResourceAttributes', { namespace: 1, verb: 2, group: 3, version: 4, resource: 5, subresource: 6, name: 7, fieldSelector: { number: 8, schema: FieldSelectorAttributes }, labelSelector: { number: 9, schema: LabelSelectorAttributes } }) })
+}, { additionalProperties: false, ...message('ResourceAttributes', {
+  namespace: 1,
+  verb: 2,
+  group: 3,
+  version: 4,
+  resource: 5,
+  subresource: 6,
+  name: 7,
+  fieldSelector: { number: 8, schema: FieldSelectorAttributes },
+  labelSelector: { number: 9, schema: LabelSelectorAttributes }
+}) })
 
 export const NonResourceAttributes = Type.Object({ path: Str(), verb: Str() }, { additionalProperties: false, ...message('NonResourceAttributes', { path: 1, verb: 2 }) })
 

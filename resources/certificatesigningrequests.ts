@@ -35,7 +35,16 @@ const schema = objectSchema(`${GROUPS.certificates}/v1`, 'CertificateSigningRequ
     uid: opt(Type.String({ description: 'The requester\'s uid; set by the server.' })),
     groups: opt(AtomicList(Type.String(), { description: 'The requester\'s groups; set by the server.' })),
     extra: opt(Type.Record(Type.String(), AtomicList(Type.String()), { description: 'The requester\'s extra attributes; set by the server.' }))
-  }, { additionalProperties: false, ...message('CertificateSigningRequestSpec', { request: 1, signerName: 7, expirationSeconds: keepZero(8), usages: 5, username: 2, uid: 3, groups: 4, extra: { number: 6, listMessage: 'ExtraValue' } }) })),
+  }, { additionalProperties: false, ...message('CertificateSigningRequestSpec', {
+    request: 1,
+    signerName: 7,
+    expirationSeconds: keepZero(8),
+    usages: 5,
+    username: 2,
+    uid: 3,
+    groups: 4,
+    extra: { number: 6, listMessage: 'ExtraValue' }
+  }) })),
   status: opt(Type.Object({
     conditions: opt(MapList(Type.Object({
       type: Type.String(),

@@ -18,7 +18,17 @@ export const PersistentVolumeClaimSpec = Type.Object({
   dataSource: opt(TypedLocalObjectReference),
   dataSourceRef: opt(TypedObjectReference),
   volumeAttributesClassName: opt(Type.String())
-}, { additionalProperties: false, ...message('PersistentVolumeClaimSpec', { accessModes: 1, resources: 2, volumeName: 3, selector: 4, storageClassName: keepZero(5), volumeMode: keepZero(6), dataSource: 7, dataSourceRef: 8, volumeAttributesClassName: keepZero(9) }) })
+}, { additionalProperties: false, ...message('PersistentVolumeClaimSpec', {
+  accessModes: 1,
+  resources: 2,
+  volumeName: 3,
+  selector: 4,
+  storageClassName: keepZero(5),
+  volumeMode: keepZero(6),
+  dataSource: 7,
+  dataSourceRef: 8,
+  volumeAttributesClassName: keepZero(9)
+}) })
 
 type Obj = Record<string, any>
 

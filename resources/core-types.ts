@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Int64, Quantity, StringMap, Timestamp } from './meta.js'
 import type { FieldError } from './define.js'
-import { keepZero, message } from './protobuf.js'
+import { inlined, keepZero, message } from './protobuf.js'
 import { compareQuantities, isNegativeQuantity } from './quantity.js'
 import { invalidEach, labelValueProblems, qualifiedNameProblems } from './validation.js'
 
@@ -25,6 +25,8 @@ const struct = { additionalProperties: false }
 
 export const ResourceList = (opts: object = {}) => Type.Record(Type.String(), Quantity(), opts)
 
+/** LocalObjectReference embedded in a struct (upstream Go's inline field): its `name` flattened into the parent. */
+export const EMBEDDED_LOCAL_OBJECT_REFERENCE = { localObjectReference: inlined(1, 'LocalObjectReference', { name: 1 }) }
 export const LocalObjectReference = Type.Object({ name: opt(Type.String()) }, { ...atomicStruct, ...message('LocalObjectReference', { name: 1 }) })
 export const SecretReference = Type.Object({ name: opt(Type.String()), namespace: opt(Type.String()) }, { ...atomicStruct, ...message('core.v1.SecretReference', { name: 1, namespace: 2 }) })
 export const ObjectReference = Type.Object({

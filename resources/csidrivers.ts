@@ -21,7 +21,17 @@ const schema = objectSchema(`${GROUPS.storage}/v1`, 'CSIDriver', {
     requiresRepublish: opt(Type.Boolean({ default: false })),
     seLinuxMount: opt(Type.Boolean({ default: false })),
     nodeAllocatableUpdatePeriodSeconds: opt(Int64())
-  }, { additionalProperties: false, ...message('CSIDriverSpec', { attachRequired: keepZero(1), podInfoOnMount: keepZero(2), volumeLifecycleModes: 3, storageCapacity: keepZero(4), fsGroupPolicy: keepZero(5), tokenRequests: 6, requiresRepublish: keepZero(7), seLinuxMount: keepZero(8), nodeAllocatableUpdatePeriodSeconds: keepZero(9) }, undefined, { serviceAccountTokenInSecrets: wireOnly(keepZero(10), Type.Boolean()) }) })
+  }, { additionalProperties: false, ...message('CSIDriverSpec', {
+    attachRequired: keepZero(1),
+    podInfoOnMount: keepZero(2),
+    volumeLifecycleModes: 3,
+    storageCapacity: keepZero(4),
+    fsGroupPolicy: keepZero(5),
+    tokenRequests: 6,
+    requiresRepublish: keepZero(7),
+    seLinuxMount: keepZero(8),
+    nodeAllocatableUpdatePeriodSeconds: keepZero(9)
+  }, undefined, { serviceAccountTokenInSecrets: wireOnly(keepZero(10), Type.Boolean()) }) })
 }, 'CSIDriver captures information about a Container Storage Interface (CSI) volume driver deployed on the cluster.', { spec: 2 })
 
 type Driver = Record<string, any>

@@ -23,7 +23,13 @@ const schema = objectSchema(`${GROUPS.networking}/v1`, 'IngressClass', {
       name: Type.String({ description: 'The name of the referenced resource.' }),
       scope: opt(Type.String({ description: 'Cluster (default) or Namespace.' })),
       namespace: opt(Type.String({ description: 'The namespace of the referenced resource; required when scope is Namespace.' }))
-    }, { additionalProperties: false, description: 'A link to a resource holding the controller\'s parameters for this class.', ...message('IngressClassParametersReference', { apiGroup: keepZero(1), kind: keepZero(2), name: keepZero(3), scope: keepZero(4), namespace: keepZero(5) }) }))
+    }, { additionalProperties: false, description: 'A link to a resource holding the controller\'s parameters for this class.', ...message('IngressClassParametersReference', {
+      apiGroup: keepZero(1),
+      kind: keepZero(2),
+      name: keepZero(3),
+      scope: keepZero(4),
+      namespace: keepZero(5)
+    }) }))
   }, { additionalProperties: false, description: 'IngressClassSpec provides information about the class of an Ingress.', ...message('IngressClassSpec', { controller: 1, parameters: 2 }) }))
 }, 'IngressClass represents the class of the Ingress, referenced by the Ingress Spec.', { spec: 2 })
 

@@ -19,7 +19,15 @@ const schema = objectSchema(`${GROUPS.coordination}/v1`, 'Lease', {
     leaseTransitions: opt(Int32({ description: 'leaseTransitions is the number of transitions of a lease between holders.' })),
     strategy: opt(Type.String()),
     preferredHolder: opt(Type.String())
-  }, { additionalProperties: false, description: 'LeaseSpec is a specification of a Lease.', ...message('LeaseSpec', { holderIdentity: keepZero(1), leaseDurationSeconds: keepZero(2), acquireTime: 3, renewTime: 4, leaseTransitions: keepZero(5), strategy: keepZero(6), preferredHolder: keepZero(7) }) }))
+  }, { additionalProperties: false, description: 'LeaseSpec is a specification of a Lease.', ...message('LeaseSpec', {
+    holderIdentity: keepZero(1),
+    leaseDurationSeconds: keepZero(2),
+    acquireTime: 3,
+    renewTime: 4,
+    leaseTransitions: keepZero(5),
+    strategy: keepZero(6),
+    preferredHolder: keepZero(7)
+  }) }))
 }, 'Lease defines a lease concept.', { spec: 2 })
 
 type Lease = Record<string, any>

@@ -23,7 +23,17 @@ const schema = objectSchema('v1', 'PersistentVolumeClaim', {
     resizeStatus: opt(Type.String()),
     currentVolumeAttributesClassName: opt(Type.String()),
     modifyVolumeStatus: opt(Type.Object({ targetVolumeAttributesClassName: opt(Type.String()), status: Type.String() }, { additionalProperties: false, ...message('ModifyVolumeStatus', { targetVolumeAttributesClassName: 1, status: keepZero(2) }) }))
-  }, { additionalProperties: false, ...message('PersistentVolumeClaimStatus', { phase: 1, accessModes: 2, capacity: 3, conditions: 4, allocatedResources: 5, resizeStatus: keepZero(6), allocatedResourceStatuses: 7, currentVolumeAttributesClassName: keepZero(8), modifyVolumeStatus: 9 }) }))
+  }, { additionalProperties: false, ...message('PersistentVolumeClaimStatus', {
+    phase: 1,
+    accessModes: 2,
+    capacity: 3,
+    conditions: 4,
+    allocatedResources: 5,
+    resizeStatus: keepZero(6),
+    allocatedResourceStatuses: 7,
+    currentVolumeAttributesClassName: keepZero(8),
+    modifyVolumeStatus: 9
+  }) }))
 }, 'PersistentVolumeClaim is a user\'s request for and claim to a persistent volume.', { spec: 2, status: 3 })
 
 type Claim = Record<string, any>

@@ -5,7 +5,7 @@ import { defineResource, statusSubresource } from './define.js'
 import { AGE_COLUMN, objectSchema, Timestamp } from './meta.js'
 import { accessModesText, immutable } from './core-types.js'
 import { defaultPersistentVolumeSpec, PersistentVolumeSpec, validatePersistentVolumeSpec } from './persistent-volume-spec.js'
-import { PERSISTENT_VOLUME_SOURCES } from './volumes.js'
+import { PERSISTENT_VOLUME_SOURCES } from './volume-sources.js'
 import { message } from './protobuf.js'
 
 const opt = Type.Optional

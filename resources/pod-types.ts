@@ -11,7 +11,12 @@ const str = () => Type.String()
 
 export const IntOrString = () => Type.Union([Type.Integer(), Type.String()], { 'x-kubernetes-int-or-string': true })
 
-export const WindowsSecurityContextOptions = S({ gmsaCredentialSpecName: opt(str()), gmsaCredentialSpec: opt(str()), runAsUserName: opt(str()), hostProcess: opt(Type.Boolean()) }, message('WindowsSecurityContextOptions', { gmsaCredentialSpecName: keepZero(1), gmsaCredentialSpec: keepZero(2), runAsUserName: keepZero(3), hostProcess: keepZero(4) }))
+export const WindowsSecurityContextOptions = S({ gmsaCredentialSpecName: opt(str()), gmsaCredentialSpec: opt(str()), runAsUserName: opt(str()), hostProcess: opt(Type.Boolean()) }, message('WindowsSecurityContextOptions', {
+  gmsaCredentialSpecName: keepZero(1),
+  gmsaCredentialSpec: keepZero(2),
+  runAsUserName: keepZero(3),
+  hostProcess: keepZero(4)
+}))
 export const AppArmorProfile = S({ type: str(), localhostProfile: opt(str()) }, message('AppArmorProfile', { type: 1, localhostProfile: keepZero(2) }))
 
 const ExecAction = S({ command: opt(AtomicList(str())) }, message('ExecAction', { command: 1 }))
@@ -36,7 +41,14 @@ export const Probe = S({
   successThreshold: opt(Int32({ default: 1 })),
   failureThreshold: opt(Int32({ default: 3 })),
   terminationGracePeriodSeconds: opt(Int64())
-}, message('Probe', { initialDelaySeconds: 2, timeoutSeconds: 3, periodSeconds: 4, successThreshold: 5, failureThreshold: 6, terminationGracePeriodSeconds: keepZero(7) }, { handler: inlined(1, 'ProbeHandler', { exec: 1, httpGet: 2, tcpSocket: 3, grpc: 4 }) }))
+}, message('Probe', {
+  initialDelaySeconds: 2,
+  timeoutSeconds: 3,
+  periodSeconds: 4,
+  successThreshold: 5,
+  failureThreshold: 6,
+  terminationGracePeriodSeconds: keepZero(7)
+}, { handler: inlined(1, 'ProbeHandler', { exec: 1, httpGet: 2, tcpSocket: 3, grpc: 4 }) }))
 
 const LifecycleHandler = S({ exec: opt(ExecAction), httpGet: opt(HTTPGetAction), tcpSocket: opt(TCPSocketAction), sleep: opt(S({ seconds: Int64() }, message('SleepAction', { seconds: keepZero(1) }))) }, message('LifecycleHandler', { exec: 1, httpGet: 2, tcpSocket: 3, sleep: 4 }))
 export const Lifecycle = S({ postStart: opt(LifecycleHandler), preStop: opt(LifecycleHandler), stopSignal: opt(str()) }, message('Lifecycle', { postStart: 1, preStop: 2, stopSignal: keepZero(3) }))
@@ -79,7 +91,16 @@ export const TopologySpreadConstraint = S({
   nodeAffinityPolicy: opt(str()),
   nodeTaintsPolicy: opt(str()),
   matchLabelKeys: opt(AtomicList(str()))
-}, message('TopologySpreadConstraint', { maxSkew: keepZero(1), topologyKey: 2, whenUnsatisfiable: 3, labelSelector: 4, minDomains: keepZero(5), nodeAffinityPolicy: keepZero(6), nodeTaintsPolicy: keepZero(7), matchLabelKeys: 8 }))
+}, message('TopologySpreadConstraint', {
+  maxSkew: keepZero(1),
+  topologyKey: 2,
+  whenUnsatisfiable: 3,
+  labelSelector: 4,
+  minDomains: keepZero(5),
+  nodeAffinityPolicy: keepZero(6),
+  nodeTaintsPolicy: keepZero(7),
+  matchLabelKeys: 8
+}))
 
 export const PodResourceClaim = S({ name: str(), resourceClaimName: opt(str()), resourceClaimTemplateName: opt(str()) }, message('PodResourceClaim', { name: 1, resourceClaimName: keepZero(3), resourceClaimTemplateName: keepZero(4) }))
 export const PodResourceClaimStatus = S({ name: str(), resourceClaimName: opt(str()) }, message('PodResourceClaimStatus', { name: 1, resourceClaimName: keepZero(2) }))
@@ -114,5 +135,21 @@ export const ContainerStatus = S({
   user: opt(S({ linux: opt(S({ uid: Int64(), gid: Int64(), supplementalGroups: opt(AtomicList(Int64())) }, message('LinuxContainerUser', { uid: keepZero(1), gid: keepZero(2), supplementalGroups: 3 }))) }, message('ContainerUser', { linux: 1 }))),
   allocatedResourcesStatus: opt(MapList(S({ name: str(), resources: opt(MapList(S({ resourceID: str(), health: opt(str()) }, message('ResourceHealth', { resourceID: 1, health: 2 })), ['resourceID'])) }, message('ResourceStatus', { name: 1, resources: 2 })), ['name'])),
   stopSignal: opt(str())
-}, message('ContainerStatus', { name: 1, state: 2, lastState: 3, ready: keepZero(4), restartCount: keepZero(5), image: keepZero(6), imageID: keepZero(7), containerID: 8, started: keepZero(9), allocatedResources: 10, resources: 11, volumeMounts: 12, user: 13, allocatedResourcesStatus: 14, stopSignal: keepZero(15) }))
+}, message('ContainerStatus', {
+  name: 1,
+  state: 2,
+  lastState: 3,
+  ready: keepZero(4),
+  restartCount: keepZero(5),
+  image: keepZero(6),
+  imageID: keepZero(7),
+  containerID: 8,
+  started: keepZero(9),
+  allocatedResources: 10,
+  resources: 11,
+  volumeMounts: 12,
+  user: 13,
+  allocatedResourcesStatus: 14,
+  stopSignal: keepZero(15)
+}))
 

@@ -5,10 +5,10 @@ import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource, type FieldError } from './define.js'
 import { AGE_COLUMN, Int32, Int64, objectSchema, StringMap, Timestamp } from './meta.js'
 import {
-  AtomicList, Condition, LocalObjectReference, MapList, ResourceList, ResourceRequirements, Toleration,
-  validateRequirements, validateResourceList, validateTolerations
+  AtomicList, Condition, EMBEDDED_LOCAL_OBJECT_REFERENCE, LocalObjectReference, MapList, ResourceList, ResourceRequirements, Toleration, validateRequirements, validateResourceList, validateTolerations
 } from './core-types.js'
-import { validateVolumes, VolumeList } from './volumes.js'
+import { validateVolumes } from './volumes.js'
+import { VolumeList } from './volume-sources.js'
 import { Affinity, AppArmorProfile, ContainerStatus, Lifecycle, PodDNSConfig, PodResourceClaim, PodResourceClaimStatus, Probe, TopologySpreadConstraint, WindowsSecurityContextOptions } from './pod-types.js'
 import { podStreamSubresources } from './pod-streams.js'
 import { dnsLabelProblems, dnsSubdomainProblems, invalidEach, isDnsLabel } from './validation.js'
@@ -19,7 +19,7 @@ const S = Type.Object
 const closed = { additionalProperties: false }
 
 // ConfigMap's and Secret's key selectors: alike, each a message of its own.
-const keySelector = (name: string) => S({ name: opt(Type.String()), key: Type.String(), optional: opt(Type.Boolean()) }, { ...closed, 'x-kubernetes-map-type': 'atomic', ...message(name, { key: 2, optional: keepZero(3) }, { localObjectReference: inlined(1, 'LocalObjectReference', { name: 1 }) }) })
+const keySelector = (name: string) => S({ name: opt(Type.String()), key: Type.String(), optional: opt(Type.Boolean()) }, { ...closed, 'x-kubernetes-map-type': 'atomic', ...message(name, { key: 2, optional: keepZero(3) }, EMBEDDED_LOCAL_OBJECT_REFERENCE) })
 const EnvVar = S({
   name: Type.String(),
   value: opt(Type.String()),
@@ -32,8 +32,8 @@ const EnvVar = S({
 }, { ...closed, ...message('EnvVar', { name: 1, value: 2, valueFrom: 3 }) })
 const EnvFromSource = S({
   prefix: opt(Type.String()),
-  configMapRef: opt(S({ name: opt(Type.String()), optional: opt(Type.Boolean()) }, { ...closed, ...message('ConfigMapEnvSource', { optional: keepZero(2) }, { localObjectReference: inlined(1, 'LocalObjectReference', { name: 1 }) }) })),
-  secretRef: opt(S({ name: opt(Type.String()), optional: opt(Type.Boolean()) }, { ...closed, ...message('SecretEnvSource', { optional: keepZero(2) }, { localObjectReference: inlined(1, 'LocalObjectReference', { name: 1 }) }) }))
+  configMapRef: opt(S({ name: opt(Type.String()), optional: opt(Type.Boolean()) }, { ...closed, ...message('ConfigMapEnvSource', { optional: keepZero(2) }, EMBEDDED_LOCAL_OBJECT_REFERENCE) })),
+  secretRef: opt(S({ name: opt(Type.String()), optional: opt(Type.Boolean()) }, { ...closed, ...message('SecretEnvSource', { optional: keepZero(2) }, EMBEDDED_LOCAL_OBJECT_REFERENCE) }))
 }, { ...closed, ...message('EnvFromSource', { prefix: 1, configMapRef: 2, secretRef: 3 }) })
 const VolumeMount = S({
   name: Type.String(),
@@ -67,7 +67,20 @@ const SecurityContext = S({
   procMount: opt(Type.String()),
   seccompProfile: opt(SeccompProfile),
   appArmorProfile: opt(AppArmorProfile)
-}, { ...closed, ...message('SecurityContext', { capabilities: 1, privileged: keepZero(2), seLinuxOptions: 3, runAsUser: keepZero(4), runAsNonRoot: keepZero(5), readOnlyRootFilesystem: keepZero(6), allowPrivilegeEscalation: keepZero(7), runAsGroup: keepZero(8), procMount: keepZero(9), windowsOptions: 10, seccompProfile: 11, appArmorProfile: 12 }) })
+}, { ...closed, ...message('SecurityContext', {
+  capabilities: 1,
+  privileged: keepZero(2),
+  seLinuxOptions: 3,
+  runAsUser: keepZero(4),
+  runAsNonRoot: keepZero(5),
+  readOnlyRootFilesystem: keepZero(6),
+  allowPrivilegeEscalation: keepZero(7),
+  runAsGroup: keepZero(8),
+  procMount: keepZero(9),
+  windowsOptions: 10,
+  seccompProfile: 11,
+  appArmorProfile: 12
+}) })
 const PodSecurityContext = S({
   seLinuxOptions: opt(SELinuxOptions),
   windowsOptions: opt(WindowsSecurityContextOptions),
@@ -82,7 +95,49 @@ const PodSecurityContext = S({
   seccompProfile: opt(SeccompProfile),
   appArmorProfile: opt(AppArmorProfile),
   seLinuxChangePolicy: opt(Type.String())
-}, { ...closed, ...message('PodSecurityContext', { seLinuxOptions: 1, runAsUser: keepZero(2), runAsNonRoot: keepZero(3), supplementalGroups: 4, fsGroup: keepZero(5), runAsGroup: keepZero(6), sysctls: 7, windowsOptions: 8, fsGroupChangePolicy: keepZero(9), seccompProfile: 10, appArmorProfile: 11, supplementalGroupsPolicy: keepZero(12), seLinuxChangePolicy: keepZero(13) }) })
+}, { ...closed, ...message('PodSecurityContext', {
+  seLinuxOptions: 1,
+  runAsUser: keepZero(2),
+  runAsNonRoot: keepZero(3),
+  supplementalGroups: 4,
+  fsGroup: keepZero(5),
+  runAsGroup: keepZero(6),
+  sysctls: 7,
+  windowsOptions: 8,
+  fsGroupChangePolicy: keepZero(9),
+  seccompProfile: 10,
+  appArmorProfile: 11,
+  supplementalGroupsPolicy: keepZero(12),
+  seLinuxChangePolicy: keepZero(13)
+}) })
+
+/** The protobuf fields of a container, and of an ephemeral container's embedded common part. */
+const CONTAINER_FIELD_NUMBERS = {
+  name: 1,
+  image: 2,
+  command: 3,
+  args: 4,
+  workingDir: 5,
+  ports: 6,
+  env: 7,
+  resources: 8,
+  volumeMounts: 9,
+  livenessProbe: 10,
+  readinessProbe: 11,
+  lifecycle: 12,
+  terminationMessagePath: 13,
+  imagePullPolicy: 14,
+  securityContext: 15,
+  stdin: 16,
+  stdinOnce: 17,
+  tty: 18,
+  envFrom: 19,
+  terminationMessagePolicy: 20,
+  volumeDevices: 21,
+  startupProbe: 22,
+  resizePolicy: 23,
+  restartPolicy: keepZero(24)
+}
 
 const containerFields = {
   name: Type.String(),
@@ -110,8 +165,8 @@ const containerFields = {
   stdinOnce: opt(Type.Boolean()),
   tty: opt(Type.Boolean())
 }
-const Container = S(containerFields, { ...closed, ...message('Container', { name: 1, image: 2, command: 3, args: 4, workingDir: 5, ports: 6, env: 7, resources: 8, volumeMounts: 9, livenessProbe: 10, readinessProbe: 11, lifecycle: 12, terminationMessagePath: 13, imagePullPolicy: 14, securityContext: 15, stdin: 16, stdinOnce: 17, tty: 18, envFrom: 19, terminationMessagePolicy: 20, volumeDevices: 21, startupProbe: 22, resizePolicy: 23, restartPolicy: keepZero(24) }) })
-const EphemeralContainer = S({ ...containerFields, targetContainerName: opt(Type.String()) }, { ...closed, ...message('EphemeralContainer', { targetContainerName: 2 }, { ephemeralContainerCommon: inlined(1, 'EphemeralContainerCommon', { name: 1, image: 2, command: 3, args: 4, workingDir: 5, ports: 6, env: 7, resources: 8, volumeMounts: 9, livenessProbe: 10, readinessProbe: 11, lifecycle: 12, terminationMessagePath: 13, imagePullPolicy: 14, securityContext: 15, stdin: 16, stdinOnce: 17, tty: 18, envFrom: 19, terminationMessagePolicy: 20, volumeDevices: 21, startupProbe: 22, resizePolicy: 23, restartPolicy: keepZero(24) }) }) })
+const Container = S(containerFields, { ...closed, ...message('Container', CONTAINER_FIELD_NUMBERS) })
+const EphemeralContainer = S({ ...containerFields, targetContainerName: opt(Type.String()) }, { ...closed, ...message('EphemeralContainer', { targetContainerName: 2 }, { ephemeralContainerCommon: inlined(1, 'EphemeralContainerCommon', CONTAINER_FIELD_NUMBERS) }) })
 
 const PodSpec = S({
   volumes: opt(VolumeList()),
@@ -153,7 +208,47 @@ const PodSpec = S({
   hostUsers: opt(Type.Boolean()),
   schedulingGates: opt(MapList(S({ name: Type.String() }, { ...closed, ...message('PodSchedulingGate', { name: 1 }) }), ['name'])),
   resourceClaims: opt(MapList(PodResourceClaim, ['name']))
-}, { ...closed, ...message('PodSpec', { volumes: 1, containers: 2, restartPolicy: 3, terminationGracePeriodSeconds: keepZero(4), activeDeadlineSeconds: keepZero(5), dnsPolicy: 6, nodeSelector: 7, serviceAccountName: 8, serviceAccount: 9, nodeName: 10, hostNetwork: 11, hostPID: 12, hostIPC: 13, securityContext: 14, imagePullSecrets: 15, hostname: 16, subdomain: 17, affinity: 18, schedulerName: 19, initContainers: 20, automountServiceAccountToken: keepZero(21), tolerations: 22, hostAliases: 23, priorityClassName: 24, priority: keepZero(25), dnsConfig: 26, shareProcessNamespace: keepZero(27), readinessGates: 28, runtimeClassName: keepZero(29), enableServiceLinks: keepZero(30), preemptionPolicy: keepZero(31), overhead: 32, topologySpreadConstraints: 33, ephemeralContainers: 34, setHostnameAsFQDN: keepZero(35), os: 36, hostUsers: keepZero(37), schedulingGates: 38, resourceClaims: 39 }, undefined, { resources: wireOnly(40, ResourceRequirements) }) })
+}, { ...closed, ...message('PodSpec', {
+  volumes: 1,
+  containers: 2,
+  restartPolicy: 3,
+  terminationGracePeriodSeconds: keepZero(4),
+  activeDeadlineSeconds: keepZero(5),
+  dnsPolicy: 6,
+  nodeSelector: 7,
+  serviceAccountName: 8,
+  serviceAccount: 9,
+  nodeName: 10,
+  hostNetwork: 11,
+  hostPID: 12,
+  hostIPC: 13,
+  securityContext: 14,
+  imagePullSecrets: 15,
+  hostname: 16,
+  subdomain: 17,
+  affinity: 18,
+  schedulerName: 19,
+  initContainers: 20,
+  automountServiceAccountToken: keepZero(21),
+  tolerations: 22,
+  hostAliases: 23,
+  priorityClassName: 24,
+  priority: keepZero(25),
+  dnsConfig: 26,
+  shareProcessNamespace: keepZero(27),
+  readinessGates: 28,
+  runtimeClassName: keepZero(29),
+  enableServiceLinks: keepZero(30),
+  preemptionPolicy: keepZero(31),
+  overhead: 32,
+  topologySpreadConstraints: 33,
+  ephemeralContainers: 34,
+  setHostnameAsFQDN: keepZero(35),
+  os: 36,
+  hostUsers: keepZero(37),
+  schedulingGates: 38,
+  resourceClaims: 39
+}, undefined, { resources: wireOnly(40, ResourceRequirements) }) })
 
 const podIP = (name: string) => S({ ip: Type.String() }, { ...closed, ...message(name, { ip: 1 }) })
 
@@ -176,7 +271,24 @@ const schema = objectSchema('v1', 'Pod', {
     qosClass: opt(Type.String()),
     resize: opt(Type.String()),
     resourceClaimStatuses: opt(MapList(PodResourceClaimStatus, ['name']))
-  }, { ...closed, ...message('PodStatus', { phase: 1, conditions: 2, message: 3, reason: 4, hostIP: 5, podIP: 6, startTime: 7, containerStatuses: 8, qosClass: 9, initContainerStatuses: 10, nominatedNodeName: 11, podIPs: 12, ephemeralContainerStatuses: 13, resize: 14, resourceClaimStatuses: 15, hostIPs: 16 }, undefined, { observedGeneration: wireOnly(17, Int64()) }) }))
+  }, { ...closed, ...message('PodStatus', {
+    phase: 1,
+    conditions: 2,
+    message: 3,
+    reason: 4,
+    hostIP: 5,
+    podIP: 6,
+    startTime: 7,
+    containerStatuses: 8,
+    qosClass: 9,
+    initContainerStatuses: 10,
+    nominatedNodeName: 11,
+    podIPs: 12,
+    ephemeralContainerStatuses: 13,
+    resize: 14,
+    resourceClaimStatuses: 15,
+    hostIPs: 16
+  }, undefined, { observedGeneration: wireOnly(17, Int64()) }) }))
 }, 'Pod is a collection of containers that can run on a host.', { spec: 2, status: 3 })
 
 type Pod = Record<string, any>

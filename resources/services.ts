@@ -54,7 +54,28 @@ const schema = objectSchema('v1', 'Service', {
     loadBalancerClass: opt(str()),
     internalTrafficPolicy: opt(str()),
     trafficDistribution: opt(str())
-  }, message('ServiceSpec', { ports: 1, selector: 2, clusterIP: 3, clusterIPs: 18, type: 4, externalIPs: 5, sessionAffinity: 7, loadBalancerIP: 8, loadBalancerSourceRanges: 9, externalName: 10, externalTrafficPolicy: 11, healthCheckNodePort: 12, publishNotReadyAddresses: 13, sessionAffinityConfig: 14, ipFamilies: 19, ipFamilyPolicy: keepZero(17), allocateLoadBalancerNodePorts: keepZero(20), loadBalancerClass: keepZero(21), internalTrafficPolicy: keepZero(22), trafficDistribution: keepZero(23) }))),
+  }, message('ServiceSpec', {
+    ports: 1,
+    selector: 2,
+    clusterIP: 3,
+    clusterIPs: 18,
+    type: 4,
+    externalIPs: 5,
+    sessionAffinity: 7,
+    loadBalancerIP: 8,
+    loadBalancerSourceRanges: 9,
+    externalName: 10,
+    externalTrafficPolicy: 11,
+    healthCheckNodePort: 12,
+    publishNotReadyAddresses: 13,
+    sessionAffinityConfig: 14,
+    ipFamilies: 19,
+    ipFamilyPolicy: keepZero(17),
+    allocateLoadBalancerNodePorts: keepZero(20),
+    loadBalancerClass: keepZero(21),
+    internalTrafficPolicy: keepZero(22),
+    trafficDistribution: keepZero(23)
+  }))),
   status: opt(S({
     loadBalancer: opt(LoadBalancerStatus),
     conditions: opt(MapList(Condition(message('meta.v1.Condition', { type: 1, status: 2, lastProbeTime: JSON_ONLY, lastTransitionTime: 4, reason: 5, message: 6 }, undefined, { observedGeneration: wireOnly(3, Int64()) })), ['type']))
