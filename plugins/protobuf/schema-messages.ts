@@ -58,7 +58,8 @@ type Json = Record<string, any>
 function unwrapNullable (s: Json): Json {
   if (!Array.isArray(s.anyOf)) return s
   const real = (s.anyOf as Json[]).filter(v => v.type !== 'null')
-  return real.length === 1 && s.microTime !== true ? { ...real[0], description: s.description } : s
+  // MicroTime marks the union itself (resources/micro-time.ts).
+  return real.length === 1 && s.microTime !== true ? real[0]! : s
 }
 
 /** Whether `type` is a protobuf scalar type. */
@@ -94,8 +95,11 @@ export class SchemaMessageBuilder {
     return this.root.define(path)
   }
 
+  /** Whether the root has `fullName` at exactly that path (protobufjs's lookup also searches nested namespaces). */
   private exists (fullName: string): boolean {
-    return this.root.lookup(fullName) !== null
+    let at: protobuf.ReflectionObject | undefined = this.root
+    for (const part of fullName.split('.')) at = at instanceof protobuf.Namespace ? at.nested?.[part] : undefined
+    return at !== undefined
   }
 
   /**
