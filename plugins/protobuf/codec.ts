@@ -14,7 +14,7 @@ import { groupPrefix, kindForms, protoPackage, SchemaMessageBuilder } from './sc
 export const ENVELOPE_PREFIX = Buffer.from(PROTOBUF_ENVELOPE_MAGIC)
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url))
-export const PROTO_FILES = ['runtime.proto', 'meta.proto', 'authentication.proto', 'storage.proto']
+const PROTO_FILES = ['runtime.proto', 'meta.proto', 'authentication.proto', 'storage.proto']
 
 /** Kinds of meta/v1 that every group version carries (upstream's AddToGroupVersion). */
 const META_KINDS = new Set(['Status', 'DeleteOptions', 'WatchEvent'])
@@ -40,9 +40,9 @@ export function sameApiVersion (a: string, b: string): boolean {
  * The hand-written messages (the envelope, meta's and runtime's types, kinds no schema describes),
  * not yet resolved: they name messages the schemas describe, built afterwards.
  */
-export function loadProtoFiles (files: readonly string[] = PROTO_FILES, dir: string = PROTO_DIR): protobuf.Root {
+export function loadProtoFiles (): protobuf.Root {
   const root = new protobuf.Root()
-  for (const file of files) protobuf.parse(readFileSync(dir + file, 'utf8'), root, { keepCase: true })
+  for (const file of PROTO_FILES) protobuf.parse(readFileSync(PROTO_DIR + file, 'utf8'), root, { keepCase: true })
   return root
 }
 

@@ -9,7 +9,7 @@ import { GROUP_SUFFIX, UPSTREAM_GROUP_SUFFIX } from '../../resources/naming.js'
 import { protobufMessageOf, type ProtobufField, type ProtobufMessage } from '../../resources/protobuf.js'
 
 /** The wrapper messages of upstream types with a JSON form of their own (meta.proto, runtime.proto). */
-export const SPECIAL_TYPES = {
+const SPECIAL_TYPES = {
   time: 'meta.v1.Time',
   microTime: 'meta.v1.MicroTime',
   quantity: 'runtime.Quantity',
