@@ -7,23 +7,40 @@ import type { Attributes } from './authorization.js'
 import type { UserInfo } from './user-info.js'
 import { GROUPS } from './naming.js'
 import { objectSchema } from './meta.js'
+import { keepZero, message } from './protobuf.js'
 
 const Str = () => Type.Optional(Type.String())
+
+// The typed forms of the selectors a ResourceAttributes carries: JSON takes any object there;
+// the protobuf form has these messages.
+const SelectorRequirement = (name: string) => Type.Object({ key: Type.String(), operator: Type.String(), values: Type.Optional(Type.Array(Type.String())) }, message(name, { key: 1, operator: 2, values: 3 }))
+const FieldSelectorAttributes = Type.Object({ rawSelector: Str(), requirements: Type.Optional(Type.Array(SelectorRequirement('FieldSelectorRequirement'))) }, message('FieldSelectorAttributes', { rawSelector: 1, requirements: 2 }))
+const LabelSelectorAttributes = Type.Object({ rawSelector: Str(), requirements: Type.Optional(Type.Array(SelectorRequirement('meta.v1.LabelSelectorRequirement'))) }, message('LabelSelectorAttributes', { rawSelector: 1, requirements: 2 }))
 
 export const ResourceAttributes = Type.Object({
   namespace: Str(), verb: Str(), group: Str(), version: Str(), resource: Str(), subresource: Str(), name: Str(),
   fieldSelector: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   labelSelector: Type.Optional(Type.Record(Type.String(), Type.Unknown()))
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('ResourceAttributes', {
+  namespace: 1,
+  verb: 2,
+  group: 3,
+  version: 4,
+  resource: 5,
+  subresource: 6,
+  name: 7,
+  fieldSelector: { number: 8, schema: FieldSelectorAttributes },
+  labelSelector: { number: 9, schema: LabelSelectorAttributes }
+}) })
 
-export const NonResourceAttributes = Type.Object({ path: Str(), verb: Str() }, { additionalProperties: false })
+export const NonResourceAttributes = Type.Object({ path: Str(), verb: Str() }, { additionalProperties: false, ...message('NonResourceAttributes', { path: 1, verb: 2 }) })
 
 export const SubjectAccessReviewStatus = Type.Object({
   allowed: Type.Boolean(),
   denied: Type.Optional(Type.Boolean()),
   reason: Type.Optional(Type.String()),
   evaluationError: Type.Optional(Type.String())
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('SubjectAccessReviewStatus', { allowed: keepZero(1), reason: 2, evaluationError: 3, denied: 4 }) })
 
 /** Who a SubjectAccessReview asks about (SubjectAccessReview and LocalSubjectAccessReview). */
 export const SubjectFields = {
@@ -105,6 +122,6 @@ export const subjectAccessReviewSchema = (kind: string, description: string) => 
     resourceAttributes: Type.Optional(ResourceAttributes),
     nonResourceAttributes: Type.Optional(NonResourceAttributes),
     ...SubjectFields
-  }, { additionalProperties: false }),
+  }, { additionalProperties: false, ...message('SubjectAccessReviewSpec', { resourceAttributes: 1, nonResourceAttributes: 2, user: 3, groups: 4, extra: { number: 5, listMessage: 'ExtraValue' }, uid: 6 }) }),
   status: Type.Optional(SubjectAccessReviewStatus)
-}, description)
+}, description, { spec: 2, status: 3 })

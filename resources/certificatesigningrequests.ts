@@ -8,6 +8,7 @@ import { GROUPS, SIGNERS } from './naming.js'
 import { dnsSubdomainProblems, isBase64 } from './validation.js'
 import { certificateProblem, parseCertificateRequest } from './certificate-request.js'
 import { humanDuration } from './duration.js'
+import { keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -34,7 +35,16 @@ const schema = objectSchema(`${GROUPS.certificates}/v1`, 'CertificateSigningRequ
     uid: opt(Type.String({ description: 'The requester\'s uid; set by the server.' })),
     groups: opt(AtomicList(Type.String(), { description: 'The requester\'s groups; set by the server.' })),
     extra: opt(Type.Record(Type.String(), AtomicList(Type.String()), { description: 'The requester\'s extra attributes; set by the server.' }))
-  }, { additionalProperties: false })),
+  }, { additionalProperties: false, ...message('CertificateSigningRequestSpec', {
+    request: 1,
+    signerName: 7,
+    expirationSeconds: keepZero(8),
+    usages: 5,
+    username: 2,
+    uid: 3,
+    groups: 4,
+    extra: { number: 6, listMessage: 'ExtraValue' }
+  }) })),
   status: opt(Type.Object({
     conditions: opt(MapList(Type.Object({
       type: Type.String(),
@@ -43,10 +53,10 @@ const schema = objectSchema(`${GROUPS.certificates}/v1`, 'CertificateSigningRequ
       message: opt(Type.String()),
       lastUpdateTime: opt(Type.Union([Timestamp(), Type.Null()])),
       lastTransitionTime: opt(Type.Union([Timestamp(), Type.Null()]))
-    }, { additionalProperties: false }), ['type'])),
+    }, { additionalProperties: false, ...message('CertificateSigningRequestCondition', { type: 1, status: 6, reason: 2, message: 3, lastUpdateTime: 4, lastTransitionTime: 5 }) }), ['type'])),
     certificate: opt(Type.String({ format: 'byte', 'x-kubernetes-list-type': 'atomic' }))
-  }, { additionalProperties: false }))
-}, 'CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a certificate signing request, and having it asynchronously approved and issued.')
+  }, { additionalProperties: false, ...message('CertificateSigningRequestStatus', { conditions: 1, certificate: 2 }) }))
+}, 'CertificateSigningRequest objects provide a mechanism to obtain x509 certificates by submitting a certificate signing request, and having it asynchronously approved and issued.', { spec: 2, status: 3 })
 
 type Csr = Record<string, any>
 type Condition = Record<string, any>

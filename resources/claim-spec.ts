@@ -4,6 +4,7 @@ import type { FieldError } from './define.js'
 import { AtomicList, LabelSelector, TypedLocalObjectReference, TypedObjectReference, VolumeResourceRequirements, ACCESS_MODES, VOLUME_MODES, validateLabelSelector, validateResourceList } from './core-types.js'
 import { dnsSubdomainProblems, invalidEach } from './validation.js'
 import { isZeroQuantity, isNegativeQuantity } from './quantity.js'
+import { keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -17,7 +18,17 @@ export const PersistentVolumeClaimSpec = Type.Object({
   dataSource: opt(TypedLocalObjectReference),
   dataSourceRef: opt(TypedObjectReference),
   volumeAttributesClassName: opt(Type.String())
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('PersistentVolumeClaimSpec', {
+  accessModes: 1,
+  resources: 2,
+  volumeName: 3,
+  selector: 4,
+  storageClassName: keepZero(5),
+  volumeMode: keepZero(6),
+  dataSource: 7,
+  dataSourceRef: 8,
+  volumeAttributesClassName: keepZero(9)
+}) })
 
 type Obj = Record<string, any>
 

@@ -8,7 +8,7 @@ import { BINDING_COLUMNS, bindingStrategy, RoleRef, subjectsField } from './rbac
 const schema = objectSchema(`${GROUPS.rbac}/v1`, 'ClusterRoleBinding', {
   subjects: subjectsField(),
   roleRef: Type.Optional(RoleRef)
-}, 'ClusterRoleBinding grants the rules of a ClusterRole in every namespace.')
+}, 'ClusterRoleBinding grants the rules of a ClusterRole in every namespace.', { subjects: 2, roleRef: 3 })
 
 export default defineResource({
   group: GROUPS.rbac,

@@ -9,7 +9,7 @@ import { AggregationRule, rulesField, validateAggregationRule, validateRules } f
 const schema = objectSchema(`${GROUPS.rbac}/v1`, 'ClusterRole', {
   rules: rulesField(),
   aggregationRule: Type.Optional(AggregationRule)
-}, 'ClusterRole is a cluster-wide set of rules that bindings grant.')
+}, 'ClusterRole is a cluster-wide set of rules that bindings grant.', { rules: 2, aggregationRule: 3 })
 
 export default defineResource({
   group: GROUPS.rbac,

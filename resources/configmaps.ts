@@ -3,12 +3,13 @@ import { Type } from '@sinclair/typebox'
 import { defineResource } from './define.js'
 import { objectSchema, StringMap } from './meta.js'
 import { base64Size, MAX_DATA_SIZE, validateBase64Values, validateConfigKeys, validateImmutable } from './validation.js'
+import { keepZero } from './protobuf.js'
 
 const schema = objectSchema('v1', 'ConfigMap', {
   data: Type.Optional(StringMap({ description: 'Configuration data; keys consist of alphanumerics, -, _ and .' })),
   binaryData: Type.Optional(Type.Record(Type.String(), Type.String({ format: 'byte' }), { description: 'Binary data, base64-encoded; keys must not overlap with data.' })),
   immutable: Type.Optional(Type.Boolean({ description: 'When true, data cannot be changed.' }))
-}, 'ConfigMap holds configuration data for pods to consume.')
+}, 'ConfigMap holds configuration data for pods to consume.', { data: 2, binaryData: 3, immutable: keepZero(4) })
 
 export default defineResource({
   group: '',

@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util'
 import { Type, type TSchema } from '@sinclair/typebox'
 import { Int64, Quantity, StringMap, Timestamp } from './meta.js'
 import type { FieldError } from './define.js'
+import { inlined, keepZero, message } from './protobuf.js'
 import { compareQuantities, isNegativeQuantity } from './quantity.js'
 import { invalidEach, labelValueProblems, qualifiedNameProblems } from './validation.js'
 
@@ -24,8 +25,10 @@ const struct = { additionalProperties: false }
 
 export const ResourceList = (opts: object = {}) => Type.Record(Type.String(), Quantity(), opts)
 
-export const LocalObjectReference = Type.Object({ name: opt(Type.String()) }, atomicStruct)
-export const SecretReference = Type.Object({ name: opt(Type.String()), namespace: opt(Type.String()) }, atomicStruct)
+/** LocalObjectReference embedded in a struct (upstream Go's inline field): its `name` flattened into the parent. */
+export const EMBEDDED_LOCAL_OBJECT_REFERENCE = { localObjectReference: inlined(1, 'LocalObjectReference', { name: 1 }) }
+export const LocalObjectReference = Type.Object({ name: opt(Type.String()) }, { ...atomicStruct, ...message('LocalObjectReference', { name: 1 }) })
+export const SecretReference = Type.Object({ name: opt(Type.String()), namespace: opt(Type.String()) }, { ...atomicStruct, ...message('core.v1.SecretReference', { name: 1, namespace: 2 }) })
 export const ObjectReference = Type.Object({
   kind: opt(Type.String()),
   namespace: opt(Type.String()),
@@ -34,41 +37,43 @@ export const ObjectReference = Type.Object({
   apiVersion: opt(Type.String()),
   resourceVersion: opt(Type.String()),
   fieldPath: opt(Type.String())
-}, atomicStruct)
-export const TypedLocalObjectReference = Type.Object({ apiGroup: opt(Type.String()), kind: Type.String(), name: Type.String() }, atomicStruct)
-export const TypedObjectReference = Type.Object({ apiGroup: opt(Type.String()), kind: Type.String(), name: Type.String(), namespace: opt(Type.String()) }, struct)
+}, { ...atomicStruct, ...message('core.v1.ObjectReference', { kind: 1, namespace: 2, name: 3, uid: 4, apiVersion: 5, resourceVersion: 6, fieldPath: 7 }) })
+export const TypedLocalObjectReference = Type.Object({ apiGroup: opt(Type.String()), kind: Type.String(), name: Type.String() }, { ...atomicStruct, ...message('core.v1.TypedLocalObjectReference', { apiGroup: keepZero(1), kind: 2, name: 3 }) })
+export const TypedObjectReference = Type.Object({ apiGroup: opt(Type.String()), kind: Type.String(), name: Type.String(), namespace: opt(Type.String()) }, { ...struct, ...message('TypedObjectReference', { apiGroup: keepZero(1), kind: 2, name: 3, namespace: keepZero(4) }) })
 
 export const LabelSelectorRequirement = Type.Object({
   key: Type.String(),
   operator: Type.String(),
   values: opt(AtomicList(Type.String()))
-}, struct)
+}, { ...struct, ...message('meta.v1.LabelSelectorRequirement', { key: 1, operator: 2, values: 3 }) })
+/** The protobuf fields of meta/v1 LabelSelector, for the schemas that copy its properties. */
+export const LABEL_SELECTOR_FIELDS = { matchLabels: 1, matchExpressions: 2 }
 export const LabelSelector = Type.Object({
   matchLabels: opt(StringMap()),
   matchExpressions: opt(AtomicList(LabelSelectorRequirement))
-}, atomicStruct)
+}, { ...atomicStruct, ...message('meta.v1.LabelSelector', LABEL_SELECTOR_FIELDS) })
 
 export const NodeSelectorRequirement = Type.Object({
   key: Type.String(),
   operator: Type.String(),
   values: opt(AtomicList(Type.String()))
-}, struct)
+}, { ...struct, ...message('core.v1.NodeSelectorRequirement', { key: 1, operator: 2, values: 3 }) })
 export const NodeSelectorTerm = Type.Object({
   matchExpressions: opt(AtomicList(NodeSelectorRequirement)),
   matchFields: opt(AtomicList(NodeSelectorRequirement))
-}, atomicStruct)
-export const NodeSelector = Type.Object({ nodeSelectorTerms: AtomicList(NodeSelectorTerm) }, atomicStruct)
+}, { ...atomicStruct, ...message('core.v1.NodeSelectorTerm', { matchExpressions: 1, matchFields: 2 }) })
+export const NodeSelector = Type.Object({ nodeSelectorTerms: AtomicList(NodeSelectorTerm) }, { ...atomicStruct, ...message('core.v1.NodeSelector', { nodeSelectorTerms: 1 }) })
 
-export const TopologySelectorLabelRequirement = Type.Object({ key: Type.String(), values: AtomicList(Type.String()) }, struct)
-export const TopologySelectorTerm = Type.Object({ matchLabelExpressions: opt(AtomicList(TopologySelectorLabelRequirement)) }, atomicStruct)
+export const TopologySelectorLabelRequirement = Type.Object({ key: Type.String(), values: AtomicList(Type.String()) }, { ...struct, ...message('TopologySelectorLabelRequirement', { key: 1, values: 2 }) })
+export const TopologySelectorTerm = Type.Object({ matchLabelExpressions: opt(AtomicList(TopologySelectorLabelRequirement)) }, { ...atomicStruct, ...message('TopologySelectorTerm', { matchLabelExpressions: 1 }) })
 
 export const ResourceRequirements = Type.Object({
   limits: opt(ResourceList()),
   requests: opt(ResourceList()),
-  claims: opt(MapList(Type.Object({ name: Type.String(), request: opt(Type.String()) }, struct), ['name']))
-}, struct)
+  claims: opt(MapList(Type.Object({ name: Type.String(), request: opt(Type.String()) }, { ...struct, ...message('ResourceClaim', { name: 1, request: 2 }) }), ['name']))
+}, { ...struct, ...message('ResourceRequirements', { limits: 1, requests: 2, claims: 3 }) })
 /** The claim form: no dynamic resource claims. */
-export const VolumeResourceRequirements = Type.Object({ limits: opt(ResourceList()), requests: opt(ResourceList()) }, struct)
+export const VolumeResourceRequirements = Type.Object({ limits: opt(ResourceList()), requests: opt(ResourceList()) }, { ...struct, ...message('VolumeResourceRequirements', { limits: 1, requests: 2 }) })
 
 export const Toleration = Type.Object({
   key: opt(Type.String()),
@@ -76,15 +81,16 @@ export const Toleration = Type.Object({
   value: opt(Type.String()),
   effect: opt(Type.String()),
   tolerationSeconds: opt(Int64())
-}, struct)
+}, { ...struct, ...message('core.v1.Toleration', { key: 1, operator: 2, value: 3, effect: 4, tolerationSeconds: keepZero(5) }) })
 export const Taint = Type.Object({
   key: Type.String(),
   value: opt(Type.String()),
   effect: Type.String(),
   timeAdded: opt(Type.Union([Timestamp(), Type.Null()]))
-}, struct)
+}, { ...struct, ...message('Taint', { key: 1, value: 2, effect: 3, timeAdded: 4 }) })
 
-export const Condition = (extra: Record<string, TSchema> = {}) => Type.Object({
+/** A kind's condition; `protobuf` names its message (each kind has its own, upstream numbers them alike). */
+export const Condition = (protobuf: ReturnType<typeof message>, extra: Record<string, TSchema> = {}) => Type.Object({
   type: Type.String(),
   status: Type.String(),
   lastProbeTime: opt(Type.Union([Timestamp(), Type.Null()])),
@@ -92,7 +98,7 @@ export const Condition = (extra: Record<string, TSchema> = {}) => Type.Object({
   reason: opt(Type.String()),
   message: opt(Type.String()),
   ...extra
-}, struct)
+}, { ...struct, ...protobuf })
 
 // ---- validation -------------------------------------------------------------------------------
 

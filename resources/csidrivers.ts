@@ -6,6 +6,7 @@ import { Int64, objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
 import { AtomicList, immutable, SetList } from './core-types.js'
 import { csiDriverNameProblems } from './volumes.js'
+import { keepZero, message, wireOnly } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -16,12 +17,22 @@ const schema = objectSchema(`${GROUPS.storage}/v1`, 'CSIDriver', {
     volumeLifecycleModes: opt(SetList(Type.String())),
     storageCapacity: opt(Type.Boolean({ default: false })),
     fsGroupPolicy: opt(Type.String({ default: 'ReadWriteOnceWithFSType' })),
-    tokenRequests: opt(AtomicList(Type.Object({ audience: Type.String(), expirationSeconds: opt(Int64()) }, { additionalProperties: false }))),
+    tokenRequests: opt(AtomicList(Type.Object({ audience: Type.String(), expirationSeconds: opt(Int64()) }, { additionalProperties: false, ...message('TokenRequest', { audience: keepZero(1), expirationSeconds: keepZero(2) }) }))),
     requiresRepublish: opt(Type.Boolean({ default: false })),
     seLinuxMount: opt(Type.Boolean({ default: false })),
     nodeAllocatableUpdatePeriodSeconds: opt(Int64())
-  }, { additionalProperties: false })
-}, 'CSIDriver captures information about a Container Storage Interface (CSI) volume driver deployed on the cluster.')
+  }, { additionalProperties: false, ...message('CSIDriverSpec', {
+    attachRequired: keepZero(1),
+    podInfoOnMount: keepZero(2),
+    volumeLifecycleModes: 3,
+    storageCapacity: keepZero(4),
+    fsGroupPolicy: keepZero(5),
+    tokenRequests: 6,
+    requiresRepublish: keepZero(7),
+    seLinuxMount: keepZero(8),
+    nodeAllocatableUpdatePeriodSeconds: keepZero(9)
+  }, undefined, { serviceAccountTokenInSecrets: wireOnly(keepZero(10), Type.Boolean()) }) })
+}, 'CSIDriver captures information about a Container Storage Interface (CSI) volume driver deployed on the cluster.', { spec: 2 })
 
 type Driver = Record<string, any>
 

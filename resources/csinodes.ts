@@ -6,6 +6,7 @@ import { GROUPS } from './naming.js'
 import { AtomicList, immutable, MapList } from './core-types.js'
 import { csiDriverNameProblems } from './volumes.js'
 import { invalidEach, qualifiedNameProblems } from './validation.js'
+import { keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -15,10 +16,10 @@ const schema = objectSchema(`${GROUPS.storage}/v1`, 'CSINode', {
       name: Type.String(),
       nodeID: Type.String(),
       topologyKeys: opt(AtomicList(Type.String())),
-      allocatable: opt(Type.Object({ count: opt(Int32()) }, { additionalProperties: false }))
-    }, { additionalProperties: false }), ['name'])
-  }, { additionalProperties: false })
-}, 'CSINode holds information about all CSI drivers installed on a node.')
+      allocatable: opt(Type.Object({ count: opt(Int32()) }, { additionalProperties: false, ...message('VolumeNodeResources', { count: keepZero(1) }) }))
+    }, { additionalProperties: false, ...message('CSINodeDriver', { name: 1, nodeID: 2, topologyKeys: 3, allocatable: 4 }) }), ['name'])
+  }, { additionalProperties: false, ...message('CSINodeSpec', { drivers: 1 }) })
+}, 'CSINode holds information about all CSI drivers installed on a node.', { spec: 2 })
 
 type Node = Record<string, any>
 

@@ -14,7 +14,7 @@ const schema = objectSchema(`${GROUPS.storage}/v1`, 'CSIStorageCapacity', {
   storageClassName: Type.String(),
   capacity: opt(Quantity()),
   maximumVolumeSize: opt(Quantity())
-}, 'CSIStorageCapacity stores the result of one CSI GetCapacity call.')
+}, 'CSIStorageCapacity stores the result of one CSI GetCapacity call.', { nodeTopology: 2, storageClassName: 3, capacity: 4, maximumVolumeSize: 5 })
 
 type Capacity = Record<string, any>
 

@@ -7,6 +7,7 @@ import { defineResource, renamedFields, type AnyObject, type Column, type Reques
 import { Int32, objectSchema, Timestamp } from './meta.js'
 import { GROUPS, NAMESPACES } from './naming.js'
 import { MicroTime } from './micro-time.js'
+import { keepZero, message } from './protobuf.js'
 import type { FieldError } from './status.js'
 import { dnsSubdomainProblems, qualifiedNameProblems } from './validation.js'
 
@@ -18,17 +19,17 @@ const ObjectReference = Type.Object({
   uid: Type.Optional(Type.String()),
   resourceVersion: Type.Optional(Type.String()),
   fieldPath: Type.Optional(Type.String())
-}, { additionalProperties: false, description: 'A reference to an object.' })
+}, { additionalProperties: false, description: 'A reference to an object.', ...message('core.v1.ObjectReference', { kind: 1, namespace: 2, name: 3, uid: 4, apiVersion: 5, resourceVersion: 6, fieldPath: 7 }) })
 
 const EventSource = Type.Object({
   component: Type.Optional(Type.String()),
   host: Type.Optional(Type.String())
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('core.v1.EventSource', { component: 1, host: 2 }) })
 
 const EventSeries = Type.Object({
   count: Type.Optional(Int32()),
   lastObservedTime: Type.Optional(MicroTime())
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('EventSeries', { count: 1, lastObservedTime: 2 }) })
 
 const schema = objectSchema('v1', 'Event', {
   involvedObject: ObjectReference,
@@ -45,7 +46,22 @@ const schema = objectSchema('v1', 'Event', {
   related: Type.Optional(ObjectReference),
   reportingComponent: Type.Optional(Type.String()),
   reportingInstance: Type.Optional(Type.String())
-}, 'Event is a report of an event somewhere in the cluster.')
+}, 'Event is a report of an event somewhere in the cluster.', {
+  involvedObject: 2,
+  reason: 3,
+  message: 4,
+  source: 5,
+  firstTimestamp: 6,
+  lastTimestamp: 7,
+  count: 8,
+  type: 9,
+  eventTime: 10,
+  series: 11,
+  action: 12,
+  related: 13,
+  reportingComponent: 14,
+  reportingInstance: keepZero(15)
+})
 
 /** events.svc.io/v1: the same fields, the older ones renamed `deprecated*`. */
 const eventsV1Schema = objectSchema(`${GROUPS.events}/v1`, 'Event', {
@@ -63,7 +79,22 @@ const eventsV1Schema = objectSchema(`${GROUPS.events}/v1`, 'Event', {
   deprecatedFirstTimestamp: Type.Optional(Type.Union([Timestamp(), Type.Null()])),
   deprecatedLastTimestamp: Type.Optional(Type.Union([Timestamp(), Type.Null()])),
   deprecatedCount: Type.Optional(Int32())
-}, 'Event is a report of an event somewhere in the cluster.')
+}, 'Event is a report of an event somewhere in the cluster.', {
+  eventTime: 2,
+  series: 3,
+  reportingController: 4,
+  reportingInstance: 5,
+  action: 6,
+  reason: 7,
+  regarding: 8,
+  related: 9,
+  note: 10,
+  type: 11,
+  deprecatedSource: 12,
+  deprecatedFirstTimestamp: 13,
+  deprecatedLastTimestamp: 14,
+  deprecatedCount: 15
+})
 
 /** events.svc.io/v1 name → core v1 name (the reference server's conversion functions). */
 const EVENTS_V1_RENAMES = {

@@ -8,6 +8,7 @@ import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
 import { validateDomainPrefixedPath, validateTypedReference } from './ingress-rules.js'
 import { dnsLabelProblems, invalidEach } from './validation.js'
+import { keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 const MAX_CONTROLLER_LENGTH = 250
@@ -22,9 +23,15 @@ const schema = objectSchema(`${GROUPS.networking}/v1`, 'IngressClass', {
       name: Type.String({ description: 'The name of the referenced resource.' }),
       scope: opt(Type.String({ description: 'Cluster (default) or Namespace.' })),
       namespace: opt(Type.String({ description: 'The namespace of the referenced resource; required when scope is Namespace.' }))
-    }, { additionalProperties: false, description: 'A link to a resource holding the controller\'s parameters for this class.' }))
-  }, { additionalProperties: false, description: 'IngressClassSpec provides information about the class of an Ingress.' }))
-}, 'IngressClass represents the class of the Ingress, referenced by the Ingress Spec.')
+    }, { additionalProperties: false, description: 'A link to a resource holding the controller\'s parameters for this class.', ...message('IngressClassParametersReference', {
+      apiGroup: keepZero(1),
+      kind: keepZero(2),
+      name: keepZero(3),
+      scope: keepZero(4),
+      namespace: keepZero(5)
+    }) }))
+  }, { additionalProperties: false, description: 'IngressClassSpec provides information about the class of an Ingress.', ...message('IngressClassSpec', { controller: 1, parameters: 2 }) }))
+}, 'IngressClass represents the class of the Ingress, referenced by the Ingress Spec.', { spec: 2 })
 
 type Class = Record<string, any>
 

@@ -10,6 +10,7 @@ import { ANNOTATIONS, GROUPS } from './naming.js'
 import { AtomicList, TypedLocalObjectReference } from './core-types.js'
 import { hostProblems, validateBackend, validateHttpPath, validateRuleHost } from './ingress-rules.js'
 import { dnsSubdomainProblems, invalidEach } from './validation.js'
+import { inlined, keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 const struct = { additionalProperties: false }
@@ -20,16 +21,16 @@ const Backend = Type.Object({
     port: opt(Type.Object({
       name: opt(Type.String({ description: 'The named port of the Service.' })),
       number: opt(Int32({ description: 'The numerical port of the Service.' }))
-    }, { ...struct, description: 'The port of the Service; exactly one of name or number.' }))
-  }, { ...struct, description: 'A Service as a backend; mutually exclusive with resource.' })),
+    }, { ...struct, description: 'The port of the Service; exactly one of name or number.', ...message('ServiceBackendPort', { name: 1, number: 2 }) }))
+  }, { ...struct, description: 'A Service as a backend; mutually exclusive with resource.', ...message('IngressServiceBackend', { name: keepZero(1), port: 2 }) })),
   resource: opt(TypedLocalObjectReference)
-}, { ...struct, description: 'IngressBackend describes all endpoints for a given service and port.' })
+}, { ...struct, description: 'IngressBackend describes all endpoints for a given service and port.', ...message('IngressBackend', { resource: 3, service: 4 }) })
 
 const PortStatus = Type.Object({
   port: Int32(),
   protocol: Type.String(),
   error: opt(Type.String())
-}, struct)
+}, { ...struct, ...message('IngressPortStatus', { port: keepZero(1), protocol: keepZero(2), error: keepZero(3) }) })
 
 const schema = objectSchema(`${GROUPS.networking}/v1`, 'Ingress', {
   spec: opt(Type.Object({
@@ -38,7 +39,7 @@ const schema = objectSchema(`${GROUPS.networking}/v1`, 'Ingress', {
     tls: opt(AtomicList(Type.Object({
       hosts: opt(AtomicList(Type.String(), { description: 'Hosts the TLS certificate covers.' })),
       secretName: opt(Type.String({ description: 'The Secret holding the certificate and key.' }))
-    }, struct))),
+    }, { ...struct, ...message('IngressTLS', { hosts: 1, secretName: 2 }) }))),
     rules: opt(AtomicList(Type.Object({
       host: opt(Type.String({ description: 'A DNS name, or one with "*." as its first label; every host when unset.' })),
       http: opt(Type.Object({
@@ -46,20 +47,20 @@ const schema = objectSchema(`${GROUPS.networking}/v1`, 'Ingress', {
           path: opt(Type.String()),
           pathType: opt(Type.String({ description: 'Exact, Prefix or ImplementationSpecific.' })),
           backend: Backend
-        }, struct))
-      }, struct))
-    }, struct)))
-  }, { ...struct, description: 'IngressSpec describes the Ingress the user wishes to exist.' })),
+        }, { ...struct, ...message('HTTPIngressPath', { path: 1, backend: 2, pathType: keepZero(3) }) }))
+      }, { ...struct, ...message('HTTPIngressRuleValue', { paths: 1 }) }))
+    }, { ...struct, ...message('IngressRule', { host: 1 }, { ingressRuleValue: inlined(2, 'IngressRuleValue', { http: 1 }) }) })))
+  }, { ...struct, description: 'IngressSpec describes the Ingress the user wishes to exist.', ...message('IngressSpec', { defaultBackend: 1, tls: 2, rules: 3, ingressClassName: keepZero(4) }) })),
   status: opt(Type.Object({
     loadBalancer: opt(Type.Object({
       ingress: opt(AtomicList(Type.Object({
         ip: opt(Type.String()),
         hostname: opt(Type.String()),
         ports: opt(AtomicList(PortStatus))
-      }, struct)))
-    }, struct))
-  }, struct))
-}, 'Ingress is a collection of rules that allow inbound connections to reach the endpoints defined by a backend.')
+      }, { ...struct, ...message('IngressLoadBalancerIngress', { ip: 1, hostname: 2, ports: 4 }) })))
+    }, { ...struct, ...message('IngressLoadBalancerStatus', { ingress: 1 }) }))
+  }, { ...struct, ...message('IngressStatus', { loadBalancer: 1 }) }))
+}, 'Ingress is a collection of rules that allow inbound connections to reach the endpoints defined by a backend.', { spec: 2, status: 3 })
 
 type Ingress = Record<string, any>
 

@@ -6,6 +6,7 @@ import { defineResource, type FieldError } from './define.js'
 import { Int32, objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
 import { MicroTime } from './micro-time.js'
+import { keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -18,8 +19,16 @@ const schema = objectSchema(`${GROUPS.coordination}/v1`, 'Lease', {
     leaseTransitions: opt(Int32({ description: 'leaseTransitions is the number of transitions of a lease between holders.' })),
     strategy: opt(Type.String()),
     preferredHolder: opt(Type.String())
-  }, { additionalProperties: false, description: 'LeaseSpec is a specification of a Lease.' }))
-}, 'Lease defines a lease concept.')
+  }, { additionalProperties: false, description: 'LeaseSpec is a specification of a Lease.', ...message('LeaseSpec', {
+    holderIdentity: keepZero(1),
+    leaseDurationSeconds: keepZero(2),
+    acquireTime: 3,
+    renewTime: 4,
+    leaseTransitions: keepZero(5),
+    strategy: keepZero(6),
+    preferredHolder: keepZero(7)
+  }) }))
+}, 'Lease defines a lease concept.', { spec: 2 })
 
 type Lease = Record<string, any>
 

@@ -8,6 +8,7 @@ import { objectSchema } from './meta.js'
 import { AtomicList, ResourceList, validateResourceList } from './core-types.js'
 import { compareQuantities, milliValue, type ResourceList as Quantities } from './quantity.js'
 import { invalidEach, qualifiedNameProblems } from './validation.js'
+import { keepZero, message } from './protobuf.js'
 
 export const LIMIT_TYPES = { container: 'Container', pod: 'Pod', claim: 'PersistentVolumeClaim' } as const
 const STANDARD_TYPES: readonly string[] = Object.values(LIMIT_TYPES)
@@ -23,13 +24,13 @@ const LimitRangeItem = Type.Object({
   default: Type.Optional(ResourceList({ description: 'Limits given to containers that set none.' })),
   defaultRequest: Type.Optional(ResourceList({ description: 'Requests given to containers that set none.' })),
   maxLimitRequestRatio: Type.Optional(ResourceList({ description: 'The largest limit/request ratio allowed.' }))
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('LimitRangeItem', { type: keepZero(1), max: 2, min: 3, default: 4, defaultRequest: 5, maxLimitRequestRatio: 6 }) })
 
 const schema = objectSchema('v1', 'LimitRange', {
   spec: Type.Optional(Type.Object({
     limits: AtomicList(LimitRangeItem, { description: 'The limits enforced.' })
-  }, { additionalProperties: false }))
-}, 'LimitRange sets resource usage limits for each kind of resource in a Namespace.')
+  }, { additionalProperties: false, ...message('LimitRangeSpec', { limits: 1 }) }))
+}, 'LimitRange sets resource usage limits for each kind of resource in a Namespace.', { spec: 2 })
 
 function resourceNameProblems (type: string, name: string, field: string): FieldError[] {
   const errors = invalidEach(field, name, qualifiedNameProblems(name))

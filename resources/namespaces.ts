@@ -4,11 +4,12 @@ import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource } from './define.js'
 import { objectSchema } from './meta.js'
 import { FINALIZERS, LABELS } from './naming.js'
+import { message } from './protobuf.js'
 
 const schema = objectSchema('v1', 'Namespace', {
   spec: Type.Optional(Type.Object({
     finalizers: Type.Optional(Type.Array(Type.String(), { description: 'Must be empty before the namespace is removed from storage.' }))
-  }, { additionalProperties: false })),
+  }, { additionalProperties: false, ...message('NamespaceSpec', { finalizers: 1 }) })),
   status: Type.Optional(Type.Object({
     phase: Type.Optional(Type.Union([Type.Literal('Active'), Type.Literal('Terminating')])),
     conditions: Type.Optional(Type.Array(Type.Object({
@@ -17,9 +18,9 @@ const schema = objectSchema('v1', 'Namespace', {
       lastTransitionTime: Type.Optional(Type.String()),
       reason: Type.Optional(Type.String()),
       message: Type.Optional(Type.String())
-    }, { additionalProperties: false })))
-  }, { additionalProperties: false }))
-}, 'Namespace provides a scope for names.')
+    }, { additionalProperties: false, ...message('NamespaceCondition', { type: 1, status: 2, lastTransitionTime: { number: 4, type: 'meta.v1.Time' }, reason: 5, message: 6 }) })))
+  }, { additionalProperties: false, ...message('NamespaceStatus', { phase: 1, conditions: 2 }) }))
+}, 'Namespace provides a scope for names.', { spec: 2, status: 3 })
 
 type Namespace = { metadata?: { name?: string, labels?: Record<string, string> | null }, spec?: { finalizers?: string[] }, status?: { phase?: 'Active' | 'Terminating' } }
 

@@ -6,13 +6,14 @@ import { AGE_COLUMN, Int32, objectSchema } from './meta.js'
 import { LABELS } from './naming.js'
 import { AtomicList, Condition, MapList, ObjectReference, ResourceList, Taint, validateResourceList, validateTaints } from './core-types.js'
 import { dnsSubdomainProblems } from './validation.js'
+import { JSON_ONLY, keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 const S = Type.Object
 const closed = { additionalProperties: false }
 
-const ConfigMapNodeConfigSource = S({ namespace: Type.String(), name: Type.String(), uid: opt(Type.String()), resourceVersion: opt(Type.String()), kubeletConfigKey: Type.String() }, closed)
-const NodeConfigSource = S({ configMap: opt(ConfigMapNodeConfigSource) }, closed)
+const ConfigMapNodeConfigSource = S({ namespace: Type.String(), name: Type.String(), uid: opt(Type.String()), resourceVersion: opt(Type.String()), kubeletConfigKey: Type.String() }, { ...closed, ...message('ConfigMapNodeConfigSource', { namespace: 1, name: 2, uid: 3, resourceVersion: 4, kubeletConfigKey: 5 }) })
+const NodeConfigSource = S({ configMap: opt(ConfigMapNodeConfigSource) }, { ...closed, ...message('NodeConfigSource', { configMap: 2 }) })
 
 const schema = objectSchema('v1', 'Node', {
   spec: opt(S({
@@ -23,14 +24,22 @@ const schema = objectSchema('v1', 'Node', {
     taints: opt(AtomicList(Taint)),
     configSource: opt(NodeConfigSource),
     externalID: opt(Type.String())
-  }, closed)),
+  }, { ...closed, ...message('NodeSpec', { podCIDR: 1, externalID: 2, providerID: 3, unschedulable: 4, taints: 5, configSource: 6, podCIDRs: 7 }) })),
   status: opt(S({
     capacity: opt(ResourceList()),
     allocatable: opt(ResourceList()),
     phase: opt(Type.String()),
-    conditions: opt(MapList(Condition({ lastHeartbeatTime: opt(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])) }), ['type'])),
-    addresses: opt(MapList(S({ type: Type.String(), address: Type.String() }, closed), ['type'])),
-    daemonEndpoints: opt(S({ kubeletEndpoint: opt(S({ Port: Int32() }, closed)) }, closed)),
+    conditions: opt(MapList(Condition(message('NodeCondition', {
+      type: 1,
+      status: 2,
+      lastHeartbeatTime: 3,
+      lastProbeTime: JSON_ONLY,
+      lastTransitionTime: 4,
+      reason: 5,
+      message: 6
+    }), { lastHeartbeatTime: opt(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])) }), ['type'])),
+    addresses: opt(MapList(S({ type: Type.String(), address: Type.String() }, { ...closed, ...message('NodeAddress', { type: 1, address: 2 }) }), ['type'])),
+    daemonEndpoints: opt(S({ kubeletEndpoint: opt(S({ Port: Int32() }, { ...closed, ...message('DaemonEndpoint', { Port: keepZero(1) }) })) }, { ...closed, ...message('NodeDaemonEndpoints', { kubeletEndpoint: 1 }) })),
     nodeInfo: opt(S({
       machineID: Type.String(),
       systemUUID: Type.String(),
@@ -42,16 +51,42 @@ const schema = objectSchema('v1', 'Node', {
       kubeProxyVersion: opt(Type.String()),
       operatingSystem: Type.String(),
       architecture: Type.String(),
-      swap: opt(S({ capacity: opt(Type.Integer({ format: 'int64' })) }, closed))
-    }, closed)),
-    images: opt(AtomicList(S({ names: opt(AtomicList(Type.String())), sizeBytes: opt(Type.Integer({ format: 'int64' })) }, closed))),
+      swap: opt(S({ capacity: opt(Type.Integer({ format: 'int64' })) }, { ...closed, ...message('NodeSwapStatus', { capacity: keepZero(1) }) }))
+    }, { ...closed, ...message('NodeSystemInfo', {
+      machineID: keepZero(1),
+      systemUUID: keepZero(2),
+      bootID: keepZero(3),
+      kernelVersion: keepZero(4),
+      osImage: keepZero(5),
+      containerRuntimeVersion: keepZero(6),
+      kubeletVersion: keepZero(7),
+      kubeProxyVersion: keepZero(8),
+      operatingSystem: keepZero(9),
+      architecture: keepZero(10),
+      swap: 11
+    }) })),
+    images: opt(AtomicList(S({ names: opt(AtomicList(Type.String())), sizeBytes: opt(Type.Integer({ format: 'int64' })) }, { ...closed, ...message('ContainerImage', { names: 1, sizeBytes: 2 }) }))),
     volumesInUse: opt(AtomicList(Type.String())),
-    volumesAttached: opt(AtomicList(S({ name: Type.String(), devicePath: Type.String() }, closed))),
-    config: opt(S({ assigned: opt(NodeConfigSource), active: opt(NodeConfigSource), lastKnownGood: opt(NodeConfigSource), error: opt(Type.String()) }, closed)),
-    runtimeHandlers: opt(AtomicList(S({ name: opt(Type.String()), features: opt(S({ recursiveReadOnlyMounts: opt(Type.Boolean()), userNamespaces: opt(Type.Boolean()) }, closed)) }, closed))),
-    features: opt(S({ supplementalGroupsPolicy: opt(Type.Boolean()) }, closed))
-  }, closed))
-}, 'Node is a worker node.')
+    volumesAttached: opt(AtomicList(S({ name: Type.String(), devicePath: Type.String() }, { ...closed, ...message('AttachedVolume', { name: 1, devicePath: 2 }) }))),
+    config: opt(S({ assigned: opt(NodeConfigSource), active: opt(NodeConfigSource), lastKnownGood: opt(NodeConfigSource), error: opt(Type.String()) }, { ...closed, ...message('NodeConfigStatus', { assigned: 1, active: 2, lastKnownGood: 3, error: 4 }) })),
+    runtimeHandlers: opt(AtomicList(S({ name: opt(Type.String()), features: opt(S({ recursiveReadOnlyMounts: opt(Type.Boolean()), userNamespaces: opt(Type.Boolean()) }, { ...closed, ...message('NodeRuntimeHandlerFeatures', { recursiveReadOnlyMounts: keepZero(1), userNamespaces: keepZero(2) }) })) }, { ...closed, ...message('NodeRuntimeHandler', { name: 1, features: 2 }) }))),
+    features: opt(S({ supplementalGroupsPolicy: opt(Type.Boolean()) }, { ...closed, ...message('NodeFeatures', { supplementalGroupsPolicy: keepZero(1) }) }))
+  }, { ...closed, ...message('NodeStatus', {
+    capacity: 1,
+    allocatable: 2,
+    phase: 3,
+    conditions: 4,
+    addresses: 5,
+    daemonEndpoints: 6,
+    nodeInfo: 7,
+    images: 8,
+    volumesInUse: 9,
+    volumesAttached: 10,
+    config: 11,
+    runtimeHandlers: 12,
+    features: 13
+  }) }))
+}, 'Node is a worker node.', { spec: 2, status: 3 })
 
 type Node = Record<string, any>
 

@@ -3,9 +3,11 @@
 import { Type } from '@sinclair/typebox'
 import type { FieldError } from './define.js'
 import { ACCESS_MODES, AtomicList, NodeSelector, ObjectReference, ResourceList, VOLUME_MODES, validateNodeSelector } from './core-types.js'
-import { persistentVolumeSourceFields, validatePersistentVolumeSource } from './volumes.js'
+import { validatePersistentVolumeSource } from './volumes.js'
+import { persistentVolumeSourceFields } from './volume-sources.js'
 import { dnsSubdomainProblems, invalidEach } from './validation.js'
 import { isNegativeQuantity, isZeroQuantity } from './quantity.js'
+import { inlined, keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -20,9 +22,42 @@ export const PersistentVolumeSpec = Type.Object({
   storageClassName: opt(Type.String()),
   mountOptions: opt(AtomicList(Type.String())),
   volumeMode: opt(Type.String()),
-  nodeAffinity: opt(Type.Object({ required: opt(NodeSelector) }, { additionalProperties: false })),
+  nodeAffinity: opt(Type.Object({ required: opt(NodeSelector) }, { additionalProperties: false, ...message('core.v1.VolumeNodeAffinity', { required: 1 }) })),
   volumeAttributesClassName: opt(Type.String())
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('core.v1.PersistentVolumeSpec', {
+  capacity: 1,
+  accessModes: 3,
+  claimRef: 4,
+  persistentVolumeReclaimPolicy: 5,
+  storageClassName: 6,
+  mountOptions: 7,
+  volumeMode: keepZero(8),
+  nodeAffinity: 9,
+  volumeAttributesClassName: keepZero(10)
+}, { persistentVolumeSource: inlined(2, 'PersistentVolumeSource', {
+  gcePersistentDisk: 1,
+  awsElasticBlockStore: 2,
+  hostPath: 3,
+  glusterfs: 4,
+  nfs: 5,
+  rbd: 6,
+  iscsi: 7,
+  cinder: 8,
+  cephfs: 9,
+  fc: 10,
+  flocker: 11,
+  flexVolume: 12,
+  azureFile: 13,
+  vsphereVolume: 14,
+  quobyte: 15,
+  azureDisk: 16,
+  photonPersistentDisk: 17,
+  portworxVolume: 18,
+  scaleIO: 19,
+  local: 20,
+  storageos: 21,
+  csi: 22
+}) }) })
 
 type Obj = Record<string, any>
 

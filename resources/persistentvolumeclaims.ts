@@ -6,6 +6,7 @@ import { AGE_COLUMN, objectSchema } from './meta.js'
 import { accessModesText, AtomicList, Condition, MapList, ResourceList } from './core-types.js'
 import { normalizeDataSources, PersistentVolumeClaimSpec, validateClaimSpec } from './claim-spec.js'
 import { compareQuantities } from './quantity.js'
+import { keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -15,14 +16,25 @@ const schema = objectSchema('v1', 'PersistentVolumeClaim', {
     phase: opt(Type.String()),
     accessModes: opt(AtomicList(Type.String())),
     capacity: opt(ResourceList()),
-    conditions: opt(MapList(Condition(), ['type'])),
+    conditions: opt(MapList(Condition(message('PersistentVolumeClaimCondition', { type: 1, status: 2, lastProbeTime: 3, lastTransitionTime: 4, reason: 5, message: 6 })), ['type'])),
     allocatedResources: opt(ResourceList()),
     allocatedResourceStatuses: opt(Type.Record(Type.String(), Type.String(), { 'x-kubernetes-map-type': 'granular' })),
+    // Upstream's field 6 until 1.31 (a pointer); its message keeps the number reserved.
     resizeStatus: opt(Type.String()),
     currentVolumeAttributesClassName: opt(Type.String()),
-    modifyVolumeStatus: opt(Type.Object({ targetVolumeAttributesClassName: opt(Type.String()), status: Type.String() }, { additionalProperties: false }))
-  }, { additionalProperties: false }))
-}, 'PersistentVolumeClaim is a user\'s request for and claim to a persistent volume.')
+    modifyVolumeStatus: opt(Type.Object({ targetVolumeAttributesClassName: opt(Type.String()), status: Type.String() }, { additionalProperties: false, ...message('ModifyVolumeStatus', { targetVolumeAttributesClassName: 1, status: keepZero(2) }) }))
+  }, { additionalProperties: false, ...message('PersistentVolumeClaimStatus', {
+    phase: 1,
+    accessModes: 2,
+    capacity: 3,
+    conditions: 4,
+    allocatedResources: 5,
+    resizeStatus: keepZero(6),
+    allocatedResourceStatuses: 7,
+    currentVolumeAttributesClassName: keepZero(8),
+    modifyVolumeStatus: 9
+  }) }))
+}, 'PersistentVolumeClaim is a user\'s request for and claim to a persistent volume.', { spec: 2, status: 3 })
 
 type Claim = Record<string, any>
 

@@ -5,7 +5,8 @@ import { defineResource, statusSubresource } from './define.js'
 import { AGE_COLUMN, objectSchema, Timestamp } from './meta.js'
 import { accessModesText, immutable } from './core-types.js'
 import { defaultPersistentVolumeSpec, PersistentVolumeSpec, validatePersistentVolumeSpec } from './persistent-volume-spec.js'
-import { PERSISTENT_VOLUME_SOURCES } from './volumes.js'
+import { PERSISTENT_VOLUME_SOURCES } from './volume-sources.js'
+import { message } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -16,8 +17,8 @@ const schema = objectSchema('v1', 'PersistentVolume', {
     message: opt(Type.String()),
     reason: opt(Type.String()),
     lastPhaseTransitionTime: opt(Type.Union([Timestamp(), Type.Null()]))
-  }, { additionalProperties: false }))
-}, 'PersistentVolume is a storage resource provisioned by an administrator.')
+  }, { additionalProperties: false, ...message('PersistentVolumeStatus', { phase: 1, message: 2, reason: 3, lastPhaseTransitionTime: 4 }) }))
+}, 'PersistentVolume is a storage resource provisioned by an administrator.', { spec: 2, status: 3 })
 
 type Volume = Record<string, any>
 

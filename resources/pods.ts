@@ -5,34 +5,36 @@ import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource, type FieldError } from './define.js'
 import { AGE_COLUMN, Int32, Int64, objectSchema, StringMap, Timestamp } from './meta.js'
 import {
-  AtomicList, Condition, LocalObjectReference, MapList, ResourceList, ResourceRequirements, Toleration,
-  validateRequirements, validateResourceList, validateTolerations
+  AtomicList, Condition, EMBEDDED_LOCAL_OBJECT_REFERENCE, LocalObjectReference, MapList, ResourceList, ResourceRequirements, Toleration, validateRequirements, validateResourceList, validateTolerations
 } from './core-types.js'
-import { validateVolumes, VolumeList } from './volumes.js'
+import { validateVolumes } from './volumes.js'
+import { VolumeList } from './volume-sources.js'
 import { Affinity, AppArmorProfile, ContainerStatus, Lifecycle, PodDNSConfig, PodResourceClaim, PodResourceClaimStatus, Probe, TopologySpreadConstraint, WindowsSecurityContextOptions } from './pod-types.js'
 import { podStreamSubresources } from './pod-streams.js'
 import { dnsLabelProblems, dnsSubdomainProblems, invalidEach, isDnsLabel } from './validation.js'
+import { inlined, keepZero, message, wireOnly } from './protobuf.js'
 
 const opt = Type.Optional
 const S = Type.Object
 const closed = { additionalProperties: false }
 
-const keySelector = S({ name: opt(Type.String()), key: Type.String(), optional: opt(Type.Boolean()) }, { ...closed, 'x-kubernetes-map-type': 'atomic' })
+// ConfigMap's and Secret's key selectors: alike, each a message of its own.
+const keySelector = (name: string) => S({ name: opt(Type.String()), key: Type.String(), optional: opt(Type.Boolean()) }, { ...closed, 'x-kubernetes-map-type': 'atomic', ...message(name, { key: 2, optional: keepZero(3) }, EMBEDDED_LOCAL_OBJECT_REFERENCE) })
 const EnvVar = S({
   name: Type.String(),
   value: opt(Type.String()),
   valueFrom: opt(S({
-    fieldRef: opt(S({ apiVersion: opt(Type.String()), fieldPath: Type.String() }, closed)),
-    resourceFieldRef: opt(S({ containerName: opt(Type.String()), resource: Type.String(), divisor: opt(Type.String({ format: 'quantity' })) }, closed)),
-    configMapKeyRef: opt(keySelector),
-    secretKeyRef: opt(keySelector)
-  }, closed))
-}, closed)
+    fieldRef: opt(S({ apiVersion: opt(Type.String()), fieldPath: Type.String() }, { ...closed, ...message('ObjectFieldSelector', { apiVersion: 1, fieldPath: 2 }) })),
+    resourceFieldRef: opt(S({ containerName: opt(Type.String()), resource: Type.String(), divisor: opt(Type.String({ format: 'quantity' })) }, { ...closed, ...message('ResourceFieldSelector', { containerName: 1, resource: 2, divisor: 3 }) })),
+    configMapKeyRef: opt(keySelector('ConfigMapKeySelector')),
+    secretKeyRef: opt(keySelector('SecretKeySelector'))
+  }, { ...closed, ...message('EnvVarSource', { fieldRef: 1, resourceFieldRef: 2, configMapKeyRef: 3, secretKeyRef: 4 }) }))
+}, { ...closed, ...message('EnvVar', { name: 1, value: 2, valueFrom: 3 }) })
 const EnvFromSource = S({
   prefix: opt(Type.String()),
-  configMapRef: opt(S({ name: opt(Type.String()), optional: opt(Type.Boolean()) }, closed)),
-  secretRef: opt(S({ name: opt(Type.String()), optional: opt(Type.Boolean()) }, closed))
-}, closed)
+  configMapRef: opt(S({ name: opt(Type.String()), optional: opt(Type.Boolean()) }, { ...closed, ...message('ConfigMapEnvSource', { optional: keepZero(2) }, EMBEDDED_LOCAL_OBJECT_REFERENCE) })),
+  secretRef: opt(S({ name: opt(Type.String()), optional: opt(Type.Boolean()) }, { ...closed, ...message('SecretEnvSource', { optional: keepZero(2) }, EMBEDDED_LOCAL_OBJECT_REFERENCE) }))
+}, { ...closed, ...message('EnvFromSource', { prefix: 1, configMapRef: 2, secretRef: 3 }) })
 const VolumeMount = S({
   name: Type.String(),
   mountPath: Type.String(),
@@ -41,17 +43,17 @@ const VolumeMount = S({
   subPath: opt(Type.String()),
   subPathExpr: opt(Type.String()),
   mountPropagation: opt(Type.String())
-}, closed)
+}, { ...closed, ...message('VolumeMount', { name: 1, readOnly: 2, mountPath: 3, subPath: 4, mountPropagation: keepZero(5), subPathExpr: 6, recursiveReadOnly: keepZero(7) }) })
 const ContainerPort = S({
   name: opt(Type.String()),
   containerPort: Int32(),
   hostPort: opt(Int32()),
   hostIP: opt(Type.String()),
   protocol: opt(Type.String({ default: 'TCP' }))
-}, closed)
-const Capabilities = S({ add: opt(AtomicList(Type.String())), drop: opt(AtomicList(Type.String())) }, closed)
-const SeccompProfile = S({ type: Type.String(), localhostProfile: opt(Type.String()) }, closed)
-const SELinuxOptions = S({ user: opt(Type.String()), role: opt(Type.String()), type: opt(Type.String()), level: opt(Type.String()) }, closed)
+}, { ...closed, ...message('ContainerPort', { name: 1, hostPort: 2, containerPort: keepZero(3), protocol: 4, hostIP: 5 }) })
+const Capabilities = S({ add: opt(AtomicList(Type.String())), drop: opt(AtomicList(Type.String())) }, { ...closed, ...message('Capabilities', { add: 1, drop: 2 }) })
+const SeccompProfile = S({ type: Type.String(), localhostProfile: opt(Type.String()) }, { ...closed, ...message('SeccompProfile', { type: 1, localhostProfile: keepZero(2) }) })
+const SELinuxOptions = S({ user: opt(Type.String()), role: opt(Type.String()), type: opt(Type.String()), level: opt(Type.String()) }, { ...closed, ...message('SELinuxOptions', { user: 1, role: 2, type: 3, level: 4 }) })
 const SecurityContext = S({
   capabilities: opt(Capabilities),
   privileged: opt(Type.Boolean()),
@@ -65,7 +67,20 @@ const SecurityContext = S({
   procMount: opt(Type.String()),
   seccompProfile: opt(SeccompProfile),
   appArmorProfile: opt(AppArmorProfile)
-}, closed)
+}, { ...closed, ...message('SecurityContext', {
+  capabilities: 1,
+  privileged: keepZero(2),
+  seLinuxOptions: 3,
+  runAsUser: keepZero(4),
+  runAsNonRoot: keepZero(5),
+  readOnlyRootFilesystem: keepZero(6),
+  allowPrivilegeEscalation: keepZero(7),
+  runAsGroup: keepZero(8),
+  procMount: keepZero(9),
+  windowsOptions: 10,
+  seccompProfile: 11,
+  appArmorProfile: 12
+}) })
 const PodSecurityContext = S({
   seLinuxOptions: opt(SELinuxOptions),
   windowsOptions: opt(WindowsSecurityContextOptions),
@@ -76,11 +91,53 @@ const PodSecurityContext = S({
   supplementalGroupsPolicy: opt(Type.String()),
   fsGroup: opt(Int64()),
   fsGroupChangePolicy: opt(Type.String()),
-  sysctls: opt(AtomicList(S({ name: Type.String(), value: Type.String() }, closed))),
+  sysctls: opt(AtomicList(S({ name: Type.String(), value: Type.String() }, { ...closed, ...message('Sysctl', { name: 1, value: 2 }) }))),
   seccompProfile: opt(SeccompProfile),
   appArmorProfile: opt(AppArmorProfile),
   seLinuxChangePolicy: opt(Type.String())
-}, closed)
+}, { ...closed, ...message('PodSecurityContext', {
+  seLinuxOptions: 1,
+  runAsUser: keepZero(2),
+  runAsNonRoot: keepZero(3),
+  supplementalGroups: 4,
+  fsGroup: keepZero(5),
+  runAsGroup: keepZero(6),
+  sysctls: 7,
+  windowsOptions: 8,
+  fsGroupChangePolicy: keepZero(9),
+  seccompProfile: 10,
+  appArmorProfile: 11,
+  supplementalGroupsPolicy: keepZero(12),
+  seLinuxChangePolicy: keepZero(13)
+}) })
+
+/** The protobuf fields of a container, and of an ephemeral container's embedded common part. */
+const CONTAINER_FIELD_NUMBERS = {
+  name: 1,
+  image: 2,
+  command: 3,
+  args: 4,
+  workingDir: 5,
+  ports: 6,
+  env: 7,
+  resources: 8,
+  volumeMounts: 9,
+  livenessProbe: 10,
+  readinessProbe: 11,
+  lifecycle: 12,
+  terminationMessagePath: 13,
+  imagePullPolicy: 14,
+  securityContext: 15,
+  stdin: 16,
+  stdinOnce: 17,
+  tty: 18,
+  envFrom: 19,
+  terminationMessagePolicy: 20,
+  volumeDevices: 21,
+  startupProbe: 22,
+  resizePolicy: 23,
+  restartPolicy: keepZero(24)
+}
 
 const containerFields = {
   name: Type.String(),
@@ -92,10 +149,10 @@ const containerFields = {
   envFrom: opt(AtomicList(EnvFromSource)),
   env: opt(MapList(EnvVar, ['name'])),
   resources: opt(ResourceRequirements),
-  resizePolicy: opt(AtomicList(S({ resourceName: Type.String(), restartPolicy: Type.String() }, closed))),
+  resizePolicy: opt(AtomicList(S({ resourceName: Type.String(), restartPolicy: Type.String() }, { ...closed, ...message('ContainerResizePolicy', { resourceName: 1, restartPolicy: 2 }) }))),
   restartPolicy: opt(Type.String()),
   volumeMounts: opt(MapList(VolumeMount, ['mountPath'])),
-  volumeDevices: opt(MapList(S({ name: Type.String(), devicePath: Type.String() }, closed), ['devicePath'])),
+  volumeDevices: opt(MapList(S({ name: Type.String(), devicePath: Type.String() }, { ...closed, ...message('VolumeDevice', { name: 1, devicePath: 2 }) }), ['devicePath'])),
   livenessProbe: opt(Probe),
   readinessProbe: opt(Probe),
   startupProbe: opt(Probe),
@@ -108,8 +165,8 @@ const containerFields = {
   stdinOnce: opt(Type.Boolean()),
   tty: opt(Type.Boolean())
 }
-const Container = S(containerFields, closed)
-const EphemeralContainer = S({ ...containerFields, targetContainerName: opt(Type.String()) }, closed)
+const Container = S(containerFields, { ...closed, ...message('Container', CONTAINER_FIELD_NUMBERS) })
+const EphemeralContainer = S({ ...containerFields, targetContainerName: opt(Type.String()) }, { ...closed, ...message('EphemeralContainer', { targetContainerName: 2 }, { ephemeralContainerCommon: inlined(1, 'EphemeralContainerCommon', CONTAINER_FIELD_NUMBERS) }) })
 
 const PodSpec = S({
   volumes: opt(VolumeList()),
@@ -136,37 +193,77 @@ const PodSpec = S({
   affinity: opt(Affinity),
   schedulerName: opt(Type.String({ default: 'default-scheduler' })),
   tolerations: opt(AtomicList(Toleration)),
-  hostAliases: opt(MapList(S({ ip: Type.String(), hostnames: opt(AtomicList(Type.String())) }, closed), ['ip'])),
+  hostAliases: opt(MapList(S({ ip: Type.String(), hostnames: opt(AtomicList(Type.String())) }, { ...closed, ...message('HostAlias', { ip: 1, hostnames: 2 }) }), ['ip'])),
   priorityClassName: opt(Type.String()),
   priority: opt(Int32()),
   dnsConfig: opt(PodDNSConfig),
-  readinessGates: opt(AtomicList(S({ conditionType: Type.String() }, closed))),
+  readinessGates: opt(AtomicList(S({ conditionType: Type.String() }, { ...closed, ...message('PodReadinessGate', { conditionType: 1 }) }))),
   runtimeClassName: opt(Type.String()),
   enableServiceLinks: opt(Type.Boolean({ default: true })),
   preemptionPolicy: opt(Type.String()),
   overhead: opt(ResourceList()),
   topologySpreadConstraints: opt(MapList(TopologySpreadConstraint, ['topologyKey', 'whenUnsatisfiable'])),
   setHostnameAsFQDN: opt(Type.Boolean()),
-  os: opt(S({ name: Type.String() }, closed)),
+  os: opt(S({ name: Type.String() }, { ...closed, ...message('PodOS', { name: 1 }) })),
   hostUsers: opt(Type.Boolean()),
-  schedulingGates: opt(MapList(S({ name: Type.String() }, closed), ['name'])),
+  schedulingGates: opt(MapList(S({ name: Type.String() }, { ...closed, ...message('PodSchedulingGate', { name: 1 }) }), ['name'])),
   resourceClaims: opt(MapList(PodResourceClaim, ['name']))
-}, closed)
+}, { ...closed, ...message('PodSpec', {
+  volumes: 1,
+  containers: 2,
+  restartPolicy: 3,
+  terminationGracePeriodSeconds: keepZero(4),
+  activeDeadlineSeconds: keepZero(5),
+  dnsPolicy: 6,
+  nodeSelector: 7,
+  serviceAccountName: 8,
+  serviceAccount: 9,
+  nodeName: 10,
+  hostNetwork: 11,
+  hostPID: 12,
+  hostIPC: 13,
+  securityContext: 14,
+  imagePullSecrets: 15,
+  hostname: 16,
+  subdomain: 17,
+  affinity: 18,
+  schedulerName: 19,
+  initContainers: 20,
+  automountServiceAccountToken: keepZero(21),
+  tolerations: 22,
+  hostAliases: 23,
+  priorityClassName: 24,
+  priority: keepZero(25),
+  dnsConfig: 26,
+  shareProcessNamespace: keepZero(27),
+  readinessGates: 28,
+  runtimeClassName: keepZero(29),
+  enableServiceLinks: keepZero(30),
+  preemptionPolicy: keepZero(31),
+  overhead: 32,
+  topologySpreadConstraints: 33,
+  ephemeralContainers: 34,
+  setHostnameAsFQDN: keepZero(35),
+  os: 36,
+  hostUsers: keepZero(37),
+  schedulingGates: 38,
+  resourceClaims: 39
+}, undefined, { resources: wireOnly(40, ResourceRequirements) }) })
 
-const PodIP = S({ ip: Type.String() }, closed)
+const podIP = (name: string) => S({ ip: Type.String() }, { ...closed, ...message(name, { ip: 1 }) })
 
 const schema = objectSchema('v1', 'Pod', {
   spec: opt(PodSpec),
   status: opt(S({
     phase: opt(Type.String()),
-    conditions: opt(MapList(Condition(), ['type'])),
+    conditions: opt(MapList(Condition(message('PodCondition', { type: 1, status: 2, lastProbeTime: 3, lastTransitionTime: 4, reason: 5, message: 6 }, undefined, { observedGeneration: wireOnly(7, Int64()) })), ['type'])),
     message: opt(Type.String()),
     reason: opt(Type.String()),
     nominatedNodeName: opt(Type.String()),
     hostIP: opt(Type.String()),
-    hostIPs: opt(MapList(PodIP, ['ip'])),
+    hostIPs: opt(MapList(podIP('HostIP'), ['ip'])),
     podIP: opt(Type.String()),
-    podIPs: opt(MapList(PodIP, ['ip'])),
+    podIPs: opt(MapList(podIP('PodIP'), ['ip'])),
     startTime: opt(Type.Union([Timestamp(), Type.Null()])),
     initContainerStatuses: opt(AtomicList(ContainerStatus)),
     containerStatuses: opt(AtomicList(ContainerStatus)),
@@ -174,8 +271,25 @@ const schema = objectSchema('v1', 'Pod', {
     qosClass: opt(Type.String()),
     resize: opt(Type.String()),
     resourceClaimStatuses: opt(MapList(PodResourceClaimStatus, ['name']))
-  }, closed))
-}, 'Pod is a collection of containers that can run on a host.')
+  }, { ...closed, ...message('PodStatus', {
+    phase: 1,
+    conditions: 2,
+    message: 3,
+    reason: 4,
+    hostIP: 5,
+    podIP: 6,
+    startTime: 7,
+    containerStatuses: 8,
+    qosClass: 9,
+    initContainerStatuses: 10,
+    nominatedNodeName: 11,
+    podIPs: 12,
+    ephemeralContainerStatuses: 13,
+    resize: 14,
+    resourceClaimStatuses: 15,
+    hostIPs: 16
+  }, undefined, { observedGeneration: wireOnly(17, Int64()) }) }))
+}, 'Pod is a collection of containers that can run on a host.', { spec: 2, status: 3 })
 
 type Pod = Record<string, any>
 

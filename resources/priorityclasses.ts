@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox'
 import { defineResource, type FieldError } from './define.js'
 import { AGE_COLUMN, Int32, objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
+import { keepZero } from './protobuf.js'
 
 /** The highest value a class that is not a system class may have. */
 export const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
@@ -24,7 +25,7 @@ const schema = objectSchema(`${GROUPS.scheduling}/v1`, 'PriorityClass', {
   globalDefault: Type.Optional(Type.Boolean({ description: 'Whether pods without a class get this one; only one class may be the default.' })),
   description: Type.Optional(Type.String({ description: 'When this class should be used.' })),
   preemptionPolicy: Type.Optional(Type.String({ default: 'PreemptLowerPriority', description: 'PreemptLowerPriority or Never.' }))
-}, 'PriorityClass defines mapping from a priority class name to the priority integer value.')
+}, 'PriorityClass defines mapping from a priority class name to the priority integer value.', { value: keepZero(2), globalDefault: 3, description: 4, preemptionPolicy: keepZero(5) })
 
 type Class = Record<string, any>
 

@@ -5,6 +5,7 @@ import type { FieldError } from './status.js'
 import type { Column, Strategy } from './define.js'
 import { canonicalGroup, GROUPS } from './naming.js'
 import { dnsSubdomainProblems, invalidEach, pathSegmentProblems } from './validation.js'
+import { message } from './protobuf.js'
 
 const Strings = (description: string) => Type.Optional(Type.Array(Type.String(), { description }))
 
@@ -14,35 +15,35 @@ export const PolicyRule = Type.Object({
   resources: Strings('Resources, `<resource>/<subresource>`, `*/<subresource>` or `*`.'),
   resourceNames: Strings('Object names this rule is limited to; empty is every name.'),
   nonResourceURLs: Strings('Non-resource paths (ClusterRoles only); a trailing `*` matches a prefix.')
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('PolicyRule', { verbs: 1, apiGroups: 2, resources: 3, resourceNames: 4, nonResourceURLs: 5 }) })
 
 export const Subject = Type.Object({
   kind: Type.String({ description: 'User, Group or ServiceAccount.' }),
   apiGroup: Type.Optional(Type.String()),
   name: Type.String(),
   namespace: Type.Optional(Type.String())
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('Subject', { kind: 1, apiGroup: 2, name: 3, namespace: 4 }) })
 
 export const RoleRef = Type.Object({
   apiGroup: Type.String(),
   kind: Type.String(),
   name: Type.String()
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('RoleRef', { apiGroup: 1, kind: 2, name: 3 }) })
 
 const SelectorRequirement = Type.Object({
   key: Type.String(),
   operator: Type.String(),
   values: Type.Optional(Type.Array(Type.String()))
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('meta.v1.LabelSelectorRequirement', { key: 1, operator: 2, values: 3 }) })
 
 export const LabelSelector = Type.Object({
   matchLabels: Type.Optional(Type.Record(Type.String(), Type.String())),
   matchExpressions: Type.Optional(Type.Array(SelectorRequirement))
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('meta.v1.LabelSelector', { matchLabels: 1, matchExpressions: 2 }) })
 
 export const AggregationRule = Type.Object({
   clusterRoleSelectors: Type.Optional(Type.Array(LabelSelector))
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('AggregationRule', { clusterRoleSelectors: 1 }) })
 
 export const rulesField = () => Type.Optional(Type.Array(PolicyRule, { description: 'What the role allows.' }))
 export const subjectsField = () => Type.Optional(Type.Array(Subject, { description: 'Who the binding applies to.' }))

@@ -7,6 +7,7 @@ import { defineResource, statusSubresource, type FieldError } from './define.js'
 import { AGE_COLUMN, objectSchema } from './meta.js'
 import { AtomicList, ResourceList, validateResourceList } from './core-types.js'
 import { isWholeQuantity, type ResourceList as Quantities } from './quantity.js'
+import { keepZero, message } from './protobuf.js'
 
 export const QUOTA_SCOPES = ['Terminating', 'NotTerminating', 'BestEffort', 'NotBestEffort', 'PriorityClass', 'CrossNamespacePodAffinity'] as const
 const SCOPE_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist']
@@ -29,7 +30,7 @@ const ScopedSelectorRequirement = Type.Object({
   scopeName: Type.String(),
   operator: Type.String(),
   values: Type.Optional(AtomicList(Type.String()))
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('ScopedResourceSelectorRequirement', { scopeName: keepZero(1), operator: keepZero(2), values: 3 }) })
 
 const schema = objectSchema('v1', 'ResourceQuota', {
   spec: Type.Optional(Type.Object({
@@ -37,13 +38,13 @@ const schema = objectSchema('v1', 'ResourceQuota', {
     scopes: Type.Optional(AtomicList(Type.String(), { description: 'Filters on the objects tracked; all must match.' })),
     scopeSelector: Type.Optional(Type.Object({
       matchExpressions: Type.Optional(AtomicList(ScopedSelectorRequirement))
-    }, { additionalProperties: false, 'x-kubernetes-map-type': 'atomic' }))
-  }, { additionalProperties: false })),
+    }, { additionalProperties: false, 'x-kubernetes-map-type': 'atomic', ...message('ScopeSelector', { matchExpressions: 1 }) }))
+  }, { additionalProperties: false, ...message('ResourceQuotaSpec', { hard: 1, scopes: 2, scopeSelector: 3 }) })),
   status: Type.Optional(Type.Object({
     hard: Type.Optional(ResourceList({ description: 'The enforced hard limits.' })),
     used: Type.Optional(ResourceList({ description: 'What the namespace uses now.' }))
-  }, { additionalProperties: false }))
-}, 'ResourceQuota sets aggregate quota restrictions enforced per namespace.')
+  }, { additionalProperties: false, ...message('ResourceQuotaStatus', { hard: 1, used: 2 }) }))
+}, 'ResourceQuota sets aggregate quota restrictions enforced per namespace.', { spec: 2, status: 3 })
 
 function validateQuotaList (list: Quantities | undefined, field: string): FieldError[] {
   const errors = validateResourceList(list, field)

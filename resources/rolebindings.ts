@@ -9,7 +9,7 @@ import { BINDING_COLUMNS, bindingStrategy, RoleRef, subjectsField } from './rbac
 const schema = objectSchema(`${GROUPS.rbac}/v1`, 'RoleBinding', {
   subjects: subjectsField(),
   roleRef: Type.Optional(RoleRef)
-}, 'RoleBinding grants the rules of a Role or ClusterRole within its namespace.')
+}, 'RoleBinding grants the rules of a Role or ClusterRole within its namespace.', { subjects: 2, roleRef: 3 })
 
 export default defineResource({
   group: GROUPS.rbac,

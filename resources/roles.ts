@@ -6,7 +6,7 @@ import { rulesField, validateRules } from './rbac.js'
 
 const schema = objectSchema(`${GROUPS.rbac}/v1`, 'Role', {
   rules: rulesField()
-}, 'Role is a namespaced set of rules that a RoleBinding grants.')
+}, 'Role is a namespaced set of rules that a RoleBinding grants.', { rules: 2 })
 
 export default defineResource({
   group: GROUPS.rbac,

@@ -7,6 +7,7 @@ import { objectSchema, StringMap } from './meta.js'
 import { AtomicList, ResourceList, Toleration, immutable, validateRequirements, validateTolerations } from './core-types.js'
 import { GROUPS } from './naming.js'
 import { dnsLabelProblems, invalidEach, validateLabels } from './validation.js'
+import { keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -14,12 +15,12 @@ const schema = objectSchema(`${GROUPS.node}/v1`, 'RuntimeClass', {
   handler: Type.String({ description: 'The name of the runtime configuration the node agent uses for pods of this class (a DNS label); immutable.' }),
   overhead: opt(Type.Object({
     podFixed: opt(ResourceList({ description: 'The fixed resources a pod of this class costs beyond its containers.' }))
-  }, { additionalProperties: false, description: 'The resource overhead of running a pod with this class.' })),
+  }, { additionalProperties: false, description: 'The resource overhead of running a pod with this class.', ...message('Overhead', { podFixed: 1 }) })),
   scheduling: opt(Type.Object({
     nodeSelector: opt(StringMap({ 'x-kubernetes-map-type': 'atomic', description: 'Labels a node must carry to run pods of this class; merged into the pod\'s nodeSelector.' })),
     tolerations: opt(AtomicList(Toleration, { description: 'Tolerations added to pods of this class.' }))
-  }, { additionalProperties: false, description: 'The nodes that support this class.' }))
-}, 'RuntimeClass defines a class of container runtime supported in the cluster.')
+  }, { additionalProperties: false, description: 'The nodes that support this class.', ...message('Scheduling', { nodeSelector: 1, tolerations: 2 }) }))
+}, 'RuntimeClass defines a class of container runtime supported in the cluster.', { handler: keepZero(2), overhead: 3, scheduling: 4 })
 
 type Class = Record<string, any>
 

@@ -4,13 +4,14 @@ import { defineResource, type FieldError } from './define.js'
 import { objectSchema, StringMap } from './meta.js'
 import { SECRET_TYPES, SERVICE_ACCOUNT_ANNOTATIONS } from './naming.js'
 import { base64Size, MAX_DATA_SIZE, validateBase64Values, validateConfigKeys, validateImmutable } from './validation.js'
+import { keepZero } from './protobuf.js'
 
 const schema = objectSchema('v1', 'Secret', {
   data: Type.Optional(Type.Record(Type.String(), Type.String({ format: 'byte' }), { description: 'Secret data, base64-encoded (RFC 4648 section 4).' })),
   stringData: Type.Optional(StringMap({ description: 'Write-only: merged into data on write, overriding existing keys; never returned.' })),
   immutable: Type.Optional(Type.Boolean({ description: 'When true, data cannot be changed.' })),
   type: Type.Optional(Type.String({ description: 'Used to facilitate programmatic handling of secret data.' }))
-}, 'Secret holds secret data of a certain type.')
+}, 'Secret holds secret data of a certain type.', { data: 2, type: 3, stringData: 4, immutable: keepZero(5) })
 
 type Secret = { data?: Record<string, string>, stringData?: Record<string, string>, type?: string, metadata?: { annotations?: Record<string, string> | null } }
 

@@ -4,14 +4,15 @@ import { defineResource } from './define.js'
 import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
 import { NonResourceAttributes, ResourceAttributes, review, specOf, SubjectAccessReviewStatus, throwIfInvalid, validateAttributesChoice } from './access-review.js'
+import { message } from './protobuf.js'
 
 const schema = objectSchema(`${GROUPS.authorization}/v1`, 'SelfSubjectAccessReview', {
   spec: Type.Object({
     resourceAttributes: Type.Optional(ResourceAttributes),
     nonResourceAttributes: Type.Optional(NonResourceAttributes)
-  }, { additionalProperties: false }),
+  }, { additionalProperties: false, ...message('SelfSubjectAccessReviewSpec', { resourceAttributes: 1, nonResourceAttributes: 2 }) }),
   status: Type.Optional(SubjectAccessReviewStatus)
-}, 'SelfSubjectAccessReview checks whether the caller may perform an action.')
+}, 'SelfSubjectAccessReview checks whether the caller may perform an action.', { spec: 2, status: 3 })
 
 export default defineResource({
   group: GROUPS.authorization,

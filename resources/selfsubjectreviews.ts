@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import { defineResource } from './define.js'
 import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
+import { message } from './protobuf.js'
 
 const schema = objectSchema(`${GROUPS.authentication}/v1`, 'SelfSubjectReview', {
   status: Type.Optional(Type.Object({
@@ -12,9 +13,9 @@ const schema = objectSchema(`${GROUPS.authentication}/v1`, 'SelfSubjectReview', 
       uid: Type.Optional(Type.String()),
       groups: Type.Optional(Type.Array(Type.String())),
       extra: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String())))
-    }, { additionalProperties: false }))
-  }, { additionalProperties: false }))
-}, 'SelfSubjectReview contains the user information that the server has about the caller.')
+    }, { additionalProperties: false, ...message('UserInfo', { username: 1, uid: 2, groups: 3, extra: { number: 4, listMessage: 'ExtraValue' } }) }))
+  }, { additionalProperties: false, ...message('SelfSubjectReviewStatus', { userInfo: 1 }) }))
+}, 'SelfSubjectReview contains the user information that the server has about the caller.', { status: 2 })
 
 export default defineResource({
   group: GROUPS.authentication,

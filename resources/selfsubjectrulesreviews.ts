@@ -5,20 +5,21 @@ import { defineResource } from './define.js'
 import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
 import { badRequest } from './status.js'
+import { keepZero, message } from './protobuf.js'
 
 const Strings = () => Type.Array(Type.String())
 
 const schema = objectSchema(`${GROUPS.authorization}/v1`, 'SelfSubjectRulesReview', {
-  spec: Type.Object({ namespace: Type.Optional(Type.String()) }, { additionalProperties: false }),
+  spec: Type.Object({ namespace: Type.Optional(Type.String()) }, { additionalProperties: false, ...message('SelfSubjectRulesReviewSpec', { namespace: 1 }) }),
   status: Type.Optional(Type.Object({
     resourceRules: Type.Array(Type.Object({
       verbs: Strings(), apiGroups: Type.Optional(Strings()), resources: Type.Optional(Strings()), resourceNames: Type.Optional(Strings())
-    }, { additionalProperties: false })),
-    nonResourceRules: Type.Array(Type.Object({ verbs: Strings(), nonResourceURLs: Type.Optional(Strings()) }, { additionalProperties: false })),
+    }, { additionalProperties: false, ...message('ResourceRule', { verbs: 1, apiGroups: 2, resources: 3, resourceNames: 4 }) })),
+    nonResourceRules: Type.Array(Type.Object({ verbs: Strings(), nonResourceURLs: Type.Optional(Strings()) }, { additionalProperties: false, ...message('NonResourceRule', { verbs: 1, nonResourceURLs: 2 }) })),
     incomplete: Type.Boolean(),
     evaluationError: Type.Optional(Type.String())
-  }, { additionalProperties: false }))
-}, 'SelfSubjectRulesReview lists what the caller may do in a namespace.')
+  }, { additionalProperties: false, ...message('SubjectRulesReviewStatus', { resourceRules: 1, nonResourceRules: 2, incomplete: keepZero(3), evaluationError: 4 }) }))
+}, 'SelfSubjectRulesReview lists what the caller may do in a namespace.', { spec: 2, status: 3 })
 
 export default defineResource({
   group: GROUPS.authorization,

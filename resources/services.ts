@@ -4,7 +4,7 @@
 // server's (service-validation.ts).
 import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource } from './define.js'
-import { AGE_COLUMN, Int32, objectSchema, StringMap } from './meta.js'
+import { AGE_COLUMN, Int32, Int64, objectSchema, StringMap } from './meta.js'
 import { AtomicList, Condition, MapList } from './core-types.js'
 import { IntOrString } from './pod-types.js'
 import { beginServiceCreate, beginServiceUpdate, SERVICE_POOLS, serviceHeldValues } from './service-allocation.js'
@@ -12,6 +12,7 @@ import {
   carryAllocatedValues, defaultService, dropTypeDependentFields, normalizeCreatedClusterIPs, serviceNameProblems, validateService, validateServiceUpdate
 } from './service-validation.js'
 import { ipRange, parseCidr, parsePortRange, portRange, type ValueRange } from './value-ranges.js'
+import { JSON_ONLY, keepZero, message, wireOnly } from './protobuf.js'
 
 const opt = Type.Optional
 const S = (props: Parameters<typeof Type.Object>[0], extra: object = {}) => Type.Object(props, { additionalProperties: false, ...extra })
@@ -24,12 +25,12 @@ const ServicePort = S({
   port: Int32(),
   targetPort: opt(IntOrString()),
   nodePort: opt(Int32())
-})
+}, message('ServicePort', { name: 1, protocol: 2, appProtocol: keepZero(6), port: keepZero(3), targetPort: 4, nodePort: 5 }))
 
-const PortStatus = S({ port: Int32(), protocol: str(), error: opt(str()) })
+const PortStatus = S({ port: Int32(), protocol: str(), error: opt(str()) }, message('PortStatus', { port: keepZero(1), protocol: keepZero(2), error: keepZero(3) }))
 const LoadBalancerStatus = S({
-  ingress: opt(AtomicList(S({ ip: opt(str()), hostname: opt(str()), ipMode: opt(str()), ports: opt(AtomicList(PortStatus)) })))
-})
+  ingress: opt(AtomicList(S({ ip: opt(str()), hostname: opt(str()), ipMode: opt(str()), ports: opt(AtomicList(PortStatus)) }, message('LoadBalancerIngress', { ip: 1, hostname: 2, ipMode: keepZero(3), ports: 4 }))))
+}, message('LoadBalancerStatus', { ingress: 1 }))
 
 const schema = objectSchema('v1', 'Service', {
   spec: opt(S({
@@ -46,19 +47,40 @@ const schema = objectSchema('v1', 'Service', {
     externalTrafficPolicy: opt(str()),
     healthCheckNodePort: opt(Int32()),
     publishNotReadyAddresses: opt(Type.Boolean()),
-    sessionAffinityConfig: opt(S({ clientIP: opt(S({ timeoutSeconds: opt(Int32()) })) })),
+    sessionAffinityConfig: opt(S({ clientIP: opt(S({ timeoutSeconds: opt(Int32()) }, message('ClientIPConfig', { timeoutSeconds: keepZero(1) }))) }, message('SessionAffinityConfig', { clientIP: 1 }))),
     ipFamilies: opt(AtomicList(str())),
     ipFamilyPolicy: opt(str()),
     allocateLoadBalancerNodePorts: opt(Type.Boolean()),
     loadBalancerClass: opt(str()),
     internalTrafficPolicy: opt(str()),
     trafficDistribution: opt(str())
-  })),
+  }, message('ServiceSpec', {
+    ports: 1,
+    selector: 2,
+    clusterIP: 3,
+    clusterIPs: 18,
+    type: 4,
+    externalIPs: 5,
+    sessionAffinity: 7,
+    loadBalancerIP: 8,
+    loadBalancerSourceRanges: 9,
+    externalName: 10,
+    externalTrafficPolicy: 11,
+    healthCheckNodePort: 12,
+    publishNotReadyAddresses: 13,
+    sessionAffinityConfig: 14,
+    ipFamilies: 19,
+    ipFamilyPolicy: keepZero(17),
+    allocateLoadBalancerNodePorts: keepZero(20),
+    loadBalancerClass: keepZero(21),
+    internalTrafficPolicy: keepZero(22),
+    trafficDistribution: keepZero(23)
+  }))),
   status: opt(S({
     loadBalancer: opt(LoadBalancerStatus),
-    conditions: opt(MapList(Condition(), ['type']))
-  }))
-}, 'Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.')
+    conditions: opt(MapList(Condition(message('meta.v1.Condition', { type: 1, status: 2, lastProbeTime: JSON_ONLY, lastTransitionTime: 4, reason: 5, message: 6 }, undefined, { observedGeneration: wireOnly(3, Int64()) })), ['type']))
+  }, message('ServiceStatus', { loadBalancer: 1, conditions: 2 })))
+}, 'Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.', { spec: 2, status: 3 })
 
 type Svc = Record<string, any>
 

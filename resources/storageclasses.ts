@@ -5,6 +5,7 @@ import { objectSchema, StringMap } from './meta.js'
 import { ANNOTATIONS, GROUPS } from './naming.js'
 import { AtomicList, TopologySelectorTerm, validateTopologySelectorTerms } from './core-types.js'
 import { invalidEach, qualifiedNameProblems } from './validation.js'
+import { keepZero } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -16,7 +17,15 @@ const schema = objectSchema(`${GROUPS.storage}/v1`, 'StorageClass', {
   allowVolumeExpansion: opt(Type.Boolean()),
   volumeBindingMode: opt(Type.String({ default: 'Immediate' })),
   allowedTopologies: opt(AtomicList(TopologySelectorTerm))
-}, 'StorageClass describes the parameters for a class of storage for which volumes can be dynamically provisioned.')
+}, 'StorageClass describes the parameters for a class of storage for which volumes can be dynamically provisioned.', {
+  provisioner: 2,
+  parameters: 3,
+  reclaimPolicy: keepZero(4),
+  mountOptions: 5,
+  allowVolumeExpansion: keepZero(6),
+  volumeBindingMode: keepZero(7),
+  allowedTopologies: 8
+})
 
 type Class = Record<string, any>
 

@@ -7,6 +7,7 @@ import { GROUPS } from './naming.js'
 import { PersistentVolumeSpec, validatePersistentVolumeSpec } from './persistent-volume-spec.js'
 import { csiDriverNameProblems } from './volumes.js'
 import { dnsSubdomainProblems, invalidEach } from './validation.js'
+import { keepZero, message } from './protobuf.js'
 
 const opt = Type.Optional
 
@@ -14,7 +15,7 @@ const VolumeError = Type.Object({
   time: opt(Type.Union([Timestamp(), Type.Null()])),
   message: opt(Type.String()),
   errorCode: opt(Int32())
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('VolumeError', { time: 1, message: 2, errorCode: keepZero(3) }) })
 
 const schema = objectSchema(`${GROUPS.storage}/v1`, 'VolumeAttachment', {
   spec: Type.Object({
@@ -22,16 +23,16 @@ const schema = objectSchema(`${GROUPS.storage}/v1`, 'VolumeAttachment', {
     source: Type.Object({
       persistentVolumeName: opt(Type.String()),
       inlineVolumeSpec: opt(PersistentVolumeSpec)
-    }, { additionalProperties: false }),
+    }, { additionalProperties: false, ...message('VolumeAttachmentSource', { persistentVolumeName: keepZero(1), inlineVolumeSpec: 2 }) }),
     nodeName: Type.String()
-  }, { additionalProperties: false }),
+  }, { additionalProperties: false, ...message('VolumeAttachmentSpec', { attacher: 1, source: 2, nodeName: 3 }) }),
   status: opt(Type.Object({
     attached: Type.Boolean(),
     attachmentMetadata: opt(StringMap()),
     attachError: opt(VolumeError),
     detachError: opt(VolumeError)
-  }, { additionalProperties: false }))
-}, 'VolumeAttachment captures the intent to attach or detach the specified volume to/from the specified node.')
+  }, { additionalProperties: false, ...message('VolumeAttachmentStatus', { attached: keepZero(1), attachmentMetadata: 2, attachError: 3, detachError: 4 }) }))
+}, 'VolumeAttachment captures the intent to attach or detach the specified volume to/from the specified node.', { spec: 2, status: 3 })
 
 type Attachment = Record<string, any>
 

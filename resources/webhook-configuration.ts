@@ -6,8 +6,9 @@ import { Type } from '@sinclair/typebox'
 import type { FieldError } from './status.js'
 import type { Column, ResourceDefinition, Strategy } from './define.js'
 import { Int32, objectSchema } from './meta.js'
-import { AtomicList, LabelSelector, MapList, validateLabelSelector } from './core-types.js'
+import { AtomicList, LABEL_SELECTOR_FIELDS, LabelSelector, MapList, validateLabelSelector } from './core-types.js'
 import { GROUPS } from './naming.js'
+import { inlined, keepZero, message } from './protobuf.js'
 import { dns1035LabelProblems, dnsSubdomainProblems, invalidEach, isBase64, validateWebhookService, validateWebhookURL } from './validation.js'
 
 const opt = Type.Optional
@@ -27,20 +28,20 @@ const RuleWithOperations = Type.Object({
   apiVersions: opt(AtomicList(Type.String(), { description: 'API versions; `*` every version.' })),
   resources: opt(AtomicList(Type.String(), { description: 'Resources: `*`, `*/*`, `pods/*`, `*/status`, `pods/status`.' })),
   scope: opt(Type.String({ default: '*', description: 'Cluster, Namespaced or `*`.' }))
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('RuleWithOperations', { operations: 1 }, { rule: inlined(2, 'Rule', { apiGroups: 1, apiVersions: 2, resources: 3, scope: keepZero(4) }) }) })
 
 const ServiceReference = Type.Object({
   namespace: Type.String(),
   name: Type.String(),
   path: opt(Type.String({ default: '/' })),
   port: opt(Int32({ default: 443 }))
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('ServiceReference', { namespace: keepZero(1), name: keepZero(2), path: keepZero(3), port: keepZero(4) }) })
 
 const WebhookClientConfig = Type.Object({
   url: opt(Type.String({ description: 'https URL without user information, query or fragment.' })),
   service: opt(ServiceReference),
   caBundle: opt(Type.String({ format: 'byte', description: 'PEM bundle (base64 in JSON) the webhook\'s serving certificate is verified against; the system roots when absent.' }))
-}, { additionalProperties: false })
+}, { additionalProperties: false, ...message('WebhookClientConfig', { url: keepZero(3), service: 1, caBundle: 2 }) })
 
 const webhookFields = (mutating: boolean) => ({
   name: Type.String({ description: 'Fully qualified name of the webhook, unique within the configuration.' }),
@@ -48,19 +49,35 @@ const webhookFields = (mutating: boolean) => ({
   rules: opt(AtomicList(RuleWithOperations)),
   failurePolicy: opt(Type.String({ default: 'Fail' })),
   matchPolicy: opt(Type.String({ default: 'Equivalent' })),
-  namespaceSelector: opt(Type.Object(LabelSelector.properties, { additionalProperties: false, default: {} })),
-  objectSelector: opt(Type.Object(LabelSelector.properties, { additionalProperties: false, default: {} })),
+  namespaceSelector: opt(Type.Object(LabelSelector.properties, { additionalProperties: false, default: {}, ...message('meta.v1.LabelSelector', LABEL_SELECTOR_FIELDS) })),
+  objectSelector: opt(Type.Object(LabelSelector.properties, { additionalProperties: false, default: {}, ...message('meta.v1.LabelSelector', LABEL_SELECTOR_FIELDS) })),
   sideEffects: opt(Type.String({ description: 'None or NoneOnDryRun.' })),
   timeoutSeconds: opt(Int32({ default: 10 })),
   admissionReviewVersions: opt(AtomicList(Type.String())),
   ...(mutating ? { reinvocationPolicy: opt(Type.String({ default: 'Never' })) } : {}),
-  matchConditions: opt(MapList(Type.Object({ name: Type.String(), expression: Type.String() }, { additionalProperties: false }), ['name']))
+  matchConditions: opt(MapList(Type.Object({ name: Type.String(), expression: Type.String() }, { additionalProperties: false, ...message('MatchCondition', { name: keepZero(1), expression: keepZero(2) }) }), ['name']))
+})
+
+/** The protobuf fields of a webhook: Mutating and Validating differ from objectSelector on. */
+const webhookFieldNumbers = (mutating: boolean) => ({
+  name: keepZero(1),
+  clientConfig: 2,
+  rules: 3,
+  failurePolicy: keepZero(4),
+  matchPolicy: keepZero(9),
+  namespaceSelector: 5,
+  objectSelector: mutating ? 11 : 10,
+  sideEffects: keepZero(6),
+  timeoutSeconds: keepZero(7),
+  admissionReviewVersions: 8,
+  ...(mutating ? { reinvocationPolicy: keepZero(10) } : {}),
+  matchConditions: mutating ? 12 : 11
 })
 
 export const webhookConfigurationSchema = (kind: string, mutating: boolean) =>
   objectSchema(`${GROUPS.admissionregistration}/v1`, kind, {
-    webhooks: opt(MapList(Type.Object(webhookFields(mutating), { additionalProperties: false }), ['name']))
-  }, `${kind} describes the configuration of and admission webhooks that ${mutating ? 'accept or reject and may change' : 'accept or reject'} objects.`)
+    webhooks: opt(MapList(Type.Object(webhookFields(mutating), { additionalProperties: false, ...message(mutating ? 'MutatingWebhook' : 'ValidatingWebhook', webhookFieldNumbers(mutating)) }), ['name']))
+  }, `${kind} describes the configuration of and admission webhooks that ${mutating ? 'accept or reject and may change' : 'accept or reject'} objects.`, { webhooks: 2 })
 
 const notSupported = (field: string, value: unknown, supported: readonly string[]): FieldError =>
   ({ type: 'NotSupported', field, value, supported: [...supported] })

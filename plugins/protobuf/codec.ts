@@ -1,31 +1,20 @@
 // The protobuf wire format of the reference server: a 4-byte magic prefix, then a runtime.Unknown
 // whose typeMeta names the kind and whose raw holds the kind's message. Watch streams are frames
 // of a 4-byte big-endian length and a bare WatchEvent whose object is such an envelope.
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import protobuf from 'protobufjs'
-import { GROUP_SUFFIX, PROTOBUF_ENVELOPE_MAGIC, UPSTREAM_GROUP_SUFFIX } from '../../resources/naming.js'
+import { PROTOBUF_ENVELOPE_MAGIC } from '../../resources/naming.js'
 import type { AnyObject } from '../../resources/define.js'
+import { RESOURCES } from '../../resources/index.js'
 import { ConversionError, fromMessage, toMessage } from './convert.js'
+import { groupPrefix, kindForms, protoPackage, SchemaMessageBuilder } from './schema-messages.js'
 
 /** The magic bytes before every enveloped message. */
 export const ENVELOPE_PREFIX = Buffer.from(PROTOBUF_ENVELOPE_MAGIC)
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url))
-const PROTO_FILES = ['runtime.proto', 'meta.proto', 'core.proto', 'pod.proto', 'rbac.proto', 'authorization.proto', 'authentication.proto', 'storage.proto', 'coordination.proto', 'certificates.proto', 'networking.proto', 'node.proto']
-
-/** Proto packages by API group prefix (the group without its `svc.io` or `k8s.io` suffix); '' is the core group. */
-const PACKAGES: Record<string, string> = {
-  '': 'core',
-  meta: 'meta',
-  storage: 'storage',
-  'rbac.authorization': 'rbac',
-  authorization: 'authorization',
-  authentication: 'authentication',
-  coordination: 'coordination',
-  certificates: 'certificates',
-  networking: 'networking',
-  node: 'node'
-}
+const PROTO_FILES = ['runtime.proto', 'meta.proto', 'authentication.proto', 'storage.proto']
 
 /** Kinds of meta/v1 that every group version carries (upstream's AddToGroupVersion). */
 const META_KINDS = new Set(['Status', 'DeleteOptions', 'WatchEvent'])
@@ -40,19 +29,21 @@ const splitApiVersion = (apiVersion: string): { group: string, version: string }
   return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) }
 }
 
-function groupPrefix (group: string): string | undefined {
-  if (group === '') return ''
-  for (const suffix of [GROUP_SUFFIX, UPSTREAM_GROUP_SUFFIX]) {
-    if (group.endsWith(`.${suffix}`)) return group.slice(0, -suffix.length - 1)
-  }
-  return undefined
-}
-
 /** Whether two apiVersions name the same group and version, counting a group and its upstream twin as one. */
 export function sameApiVersion (a: string, b: string): boolean {
   const x = splitApiVersion(a)
   const y = splitApiVersion(b)
   return x.version === y.version && (x.group === y.group || (groupPrefix(x.group) !== undefined && groupPrefix(x.group) === groupPrefix(y.group)))
+}
+
+/**
+ * The hand-written messages (the envelope, meta's and runtime's types, kinds no schema describes),
+ * not yet resolved: they name messages the schemas describe, built afterwards.
+ */
+export function loadProtoFiles (): protobuf.Root {
+  const root = new protobuf.Root()
+  for (const file of PROTO_FILES) protobuf.parse(readFileSync(PROTO_DIR + file, 'utf8'), root, { keepCase: true })
+  return root
 }
 
 export class ProtobufCodec {
@@ -64,11 +55,10 @@ export class ProtobufCodec {
     this.watchEvent = root.lookupType('meta.v1.WatchEvent')
   }
 
-  /** Reads the .proto files; called once when the server starts. */
+  /** Reads the .proto files and builds the kinds' messages from their schemas; called once when the server starts. */
   static async load (): Promise<ProtobufCodec> {
-    const root = new protobuf.Root()
-    root.resolvePath = (_origin, target) => PROTO_DIR + target.replace(/^.*\//, '')
-    await root.load(PROTO_FILES, { keepCase: true })
+    const root = loadProtoFiles()
+    new SchemaMessageBuilder(root).addKinds(kindForms(RESOURCES))
     root.resolveAll()
     return new ProtobufCodec(root)
   }
@@ -88,9 +78,8 @@ export class ProtobufCodec {
 
   private lookupMessage (apiVersion: string, kind: string): protobuf.Type | undefined {
     const { group, version } = splitApiVersion(apiVersion)
-    const prefix = groupPrefix(group)
     if (!/^[A-Za-z0-9]+$/.test(version) || !/^[A-Za-z0-9]+$/.test(kind)) return undefined
-    const pkg = prefix === undefined ? undefined : PACKAGES[prefix]
+    const pkg = protoPackage(group)
     const name = META_KINDS.has(kind) ? `meta.v1.${kind}` : pkg === undefined ? undefined : `${pkg}.${version}.${kind}`
     if (name === undefined) return undefined
     const found = this.root.lookup(name)

@@ -1,5 +1,6 @@
-// The protobuf plugin: loads the message definitions once at start, decorates `fastify.protobuf`
-// with the codec, and answers error Statuses in protobuf to clients that ask for it first.
+// The protobuf plugin: builds the message types once at start (from the schemas and the
+// hand-written .proto files), decorates `fastify.protobuf` with the codec, and answers error
+// Statuses in protobuf to clients that ask for it first.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { badRequest, unsupportedMediaType } from '../../resources/status.js'
