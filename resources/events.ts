@@ -2,6 +2,7 @@
 // events.svc.io/v1 Event serves the same objects under the newer field names (regarding, note,
 // reportingController, deprecated*), converted both ways by renaming. `kubectl describe` and
 // `kubectl events` list core events by involvedObject field selectors.
+import { isDeepStrictEqual } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { defineResource, renamedFields, type AnyObject, type Column, type RequestContext } from './define.js'
 import { Int32, objectSchema, Timestamp } from './meta.js'
@@ -170,9 +171,9 @@ const IMMUTABLE_THROUGH_EVENTS_V1 = ['involvedObject', 'reason', 'message', 'sou
 
 /** Updates through events.svc.io/v1 may change only the series (and metadata). */
 function validateEventsV1Update (ev: Ev, old: Ev): FieldError[] {
-  const errors = JSON.stringify(ev.series) === JSON.stringify(old.series) ? [] : validateSeries(ev)
+  const errors = isDeepStrictEqual(ev.series, old.series) ? [] : validateSeries(ev)
   for (const field of IMMUTABLE_THROUGH_EVENTS_V1) {
-    if (JSON.stringify(ev[field] ?? null) !== JSON.stringify(old[field] ?? null)) {
+    if (!isDeepStrictEqual(ev[field] ?? null, old[field] ?? null)) {
       errors.push({ type: 'Invalid', field: field === 'reportingComponent' ? 'reportingController' : field, value: ev[field], detail: 'field is immutable' })
     }
   }

@@ -78,7 +78,6 @@ export default defineResource({
   example: {
     metadata: { name: 'high-priority' },
     value: 1000000,
-    globalDefault: false,
     description: 'For services that must not be preempted by batch work.'
   }
 })

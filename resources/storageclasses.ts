@@ -1,4 +1,5 @@
 // StorageClass (storage.svc.io/v1, cluster scope): how volumes of a class are provisioned.
+import { isDeepStrictEqual } from 'node:util'
 import { Type } from '@sinclair/typebox'
 import { defineResource } from './define.js'
 import { objectSchema, StringMap } from './meta.js'
@@ -67,7 +68,7 @@ export default defineResource({
     },
     validateUpdate (sc, old) {
       const errors = []
-      if (JSON.stringify(sc.parameters ?? {}) !== JSON.stringify(old.parameters ?? {})) errors.push({ type: 'Forbidden' as const, field: 'parameters', detail: 'updates to parameters are forbidden.' })
+      if (!isDeepStrictEqual(sc.parameters ?? {}, old.parameters ?? {})) errors.push({ type: 'Forbidden' as const, field: 'parameters', detail: 'updates to parameters are forbidden.' })
       if (sc.provisioner !== old.provisioner) errors.push({ type: 'Forbidden' as const, field: 'provisioner', detail: 'updates to provisioner are forbidden.' })
       if (sc.reclaimPolicy !== old.reclaimPolicy) errors.push({ type: 'Forbidden' as const, field: 'reclaimPolicy', detail: 'updates to reclaimPolicy are forbidden.' })
       if (sc.volumeBindingMode !== old.volumeBindingMode) errors.push({ type: 'Invalid' as const, field: 'volumeBindingMode', value: sc.volumeBindingMode, detail: 'field is immutable' })

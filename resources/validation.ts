@@ -1,4 +1,5 @@
 // Validation rules shared by many kinds, worded as the reference server words them.
+import { isDeepStrictEqual } from 'node:util'
 import type { FieldError } from './status.js'
 import { isIPv6 } from 'node:net'
 import { parseGoUrl } from './go-url.js'
@@ -139,7 +140,7 @@ export function validateImmutable (obj: { immutable?: boolean }, old: { immutabl
   const errors: FieldError[] = []
   if (obj.immutable !== true) errors.push({ type: 'Forbidden', field: 'immutable', detail: IMMUTABLE_DETAIL })
   for (const f of dataFields) {
-    if (JSON.stringify((obj as Record<string, unknown>)[f] ?? {}) !== JSON.stringify((old as Record<string, unknown>)[f] ?? {})) {
+    if (!isDeepStrictEqual((obj as Record<string, unknown>)[f] ?? {}, (old as Record<string, unknown>)[f] ?? {})) {
       errors.push({ type: 'Forbidden', field: f, detail: IMMUTABLE_DETAIL })
     }
   }
