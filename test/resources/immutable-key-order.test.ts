@@ -14,7 +14,7 @@ describe('immutable fields under another key order', () => {
     const current = created.json()
     const put = await api.request({ method: 'PUT', url: `${url}/frozen`, payload: { ...current, data: { b: '2', a: '1' } } })
     assert.equal(put.statusCode, 200, put.body)
-    const changed = await api.request({ method: 'PUT', url: `${url}/frozen`, payload: { ...put.json(), data: { b: '2', a: 'x' } } })
+    const changed = await api.request({ method: 'PUT', url: `${url}/frozen`, payload: { ...(put.json() as object), data: { b: '2', a: 'x' } } })
     assert.equal(changed.statusCode, 422, changed.body)
   })
 
