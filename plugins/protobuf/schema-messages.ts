@@ -16,9 +16,13 @@ const SPECIAL_TYPES = {
   intOrString: 'runtime.IntOrString'
 } as const
 
-/** A group without its `svc.io` or `k8s.io` suffix ('' for the core group); undefined for other groups. */
+/**
+ * A group without its `svc.io` or `k8s.io` suffix ('' for the core group, the name itself for the
+ * built-in groups that never had a suffix: apps, batch, policy, autoscaling); undefined for other
+ * groups (custom resources' groups have a domain of their own, and no protobuf form).
+ */
 export function groupPrefix (group: string): string | undefined {
-  if (group === '') return ''
+  if (!group.includes('.')) return group
   for (const suffix of [GROUP_SUFFIX, UPSTREAM_GROUP_SUFFIX]) {
     if (group.endsWith(`.${suffix}`)) return group.slice(0, -suffix.length - 1)
   }

@@ -34,7 +34,8 @@ function walkSchema (schema: Record<string, any>, type: protobuf.Type, path: str
     if (Array.isArray(s.anyOf)) s = s.anyOf.find((v: any) => v.type !== 'null') ?? s
     if (s.type === 'array') s = s.items
     if (s?.patternProperties !== undefined) s = Object.values(s.patternProperties)[0]
-    if (s?.type === 'object' && s.properties !== undefined && f.resolvedType instanceof protobuf.Type) walkSchema(s, f.resolvedType, `${path}.${k}`, false, out, seen)
+    // A property whose field has a type of its own (RawExtension, FieldsV1) is a leaf here.
+    if (s?.type === 'object' && s.properties !== undefined && protobufMessageOf(s) !== undefined && f.resolvedType instanceof protobuf.Type) walkSchema(s, f.resolvedType, `${path}.${k}`, false, out, seen)
   }
   const names = new Set(properties.map(([k]) => k))
   for (const name of fields.keys()) if (!names.has(name)) out.push(`${path}.${name}: no property in the schema for field of ${type.fullName}`)
