@@ -160,7 +160,7 @@ export interface Column<T = AnyObject> {
   value: (obj: T) => string | number | boolean | null | undefined
 }
 
-/** What a virtual kind's create sees: the caller, the path's namespace and the authorizers. */
+/** What a virtual kind's create sees: the caller, the path's namespace, the authenticators and the authorizers. */
 export interface VirtualContext {
   user: UserInfo
   /** The namespace in the request path ('' for cluster-scoped kinds). */
@@ -169,6 +169,11 @@ export interface VirtualContext {
   authorize (attrs: Attributes): Promise<Verdict>
   /** The union of every authorization mode's rules for a user in a namespace. */
   rules (user: UserInfo, namespace: string): Promise<RuleSet>
+  /**
+   * Runs the bearer-token authenticators on a token for `audiences` (default the server's):
+   * undefined when none recognises it; throws when one recognises it and finds it invalid.
+   */
+  authenticateToken (token: string, audiences?: string[]): Promise<{ user: UserInfo, audiences?: string[] } | undefined>
 }
 
 /** A kind that is never stored: POST answers with what `create` returns (access reviews, token reviews). */

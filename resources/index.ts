@@ -34,6 +34,7 @@ import limitranges from './limitranges.js'
 import resourcequotas from './resourcequotas.js'
 import runtimeclasses from './runtimeclasses.js'
 import services from './services.js'
+import tokenreviews from './tokenreviews.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -69,5 +70,6 @@ export const RESOURCES: readonly Resource[] = [
   limitranges,
   resourcequotas,
   runtimeclasses,
-  services
+  services,
+  tokenreviews
 ]

@@ -5,15 +5,11 @@ import { defineResource } from './define.js'
 import { objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
 import { message } from './protobuf.js'
+import { UserInfoSchema } from './tokenreviews.js'
 
 const schema = objectSchema(`${GROUPS.authentication}/v1`, 'SelfSubjectReview', {
   status: Type.Optional(Type.Object({
-    userInfo: Type.Optional(Type.Object({
-      username: Type.Optional(Type.String()),
-      uid: Type.Optional(Type.String()),
-      groups: Type.Optional(Type.Array(Type.String())),
-      extra: Type.Optional(Type.Record(Type.String(), Type.Array(Type.String())))
-    }, { additionalProperties: false, ...message('UserInfo', { username: 1, uid: 2, groups: 3, extra: { number: 4, listMessage: 'ExtraValue' } }) }))
+    userInfo: Type.Optional(UserInfoSchema)
   }, { additionalProperties: false, ...message('SelfSubjectReviewStatus', { userInfo: 1 }) }))
 }, 'SelfSubjectReview contains the user information that the server has about the caller.', { status: 2 })
 

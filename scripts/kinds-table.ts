@@ -11,14 +11,6 @@ export const README = fileURLToPath(new URL('../README.md', import.meta.url))
 export const BEGIN = '<!-- kinds table: written by `npm run kinds-table` from resources/index.ts -->'
 export const END = '<!-- end of kinds table -->'
 
-/**
- * Kinds served by a plugin rather than the kinds list, because what answers them lives in that
- * plugin's layer (TokenReview: the authentication chain).
- */
-const REGISTERED_ELSEWHERE = [
-  { apiVersion: 'authentication.svc.io/v1', kind: 'TokenReview', plural: 'tokenreviews', scope: 'Cluster', shortNames: [], subresources: [], alsoAs: ['authentication.k8s.io/v1 (paths only)'], verbs: 'create' }
-]
-
 const code = (s: string): string => `\`${s}\``
 
 /** Subresources a plugin adds to a kind (its behaviour lives in that plugin's layer). */
@@ -49,7 +41,7 @@ function row (r: Resource): { apiVersion: string, kind: string, plural: string, 
 
 /** The table, one row per kind, sorted by apiVersion (core first) and kind. */
 export function kindsTable (): string {
-  const rows = [...RESOURCES.map(row), ...REGISTERED_ELSEWHERE].sort((a, b) =>
+  const rows = RESOURCES.map(row).sort((a, b) =>
     (a.apiVersion.includes('/') ? 1 : 0) - (b.apiVersion.includes('/') ? 1 : 0) || a.apiVersion.localeCompare(b.apiVersion) || a.kind.localeCompare(b.kind))
   return [
     '| apiVersion | kind | plural | scope | short names | subresources | verbs | also served as |',

@@ -33,7 +33,6 @@ import { authorizers } from '../auth/authorizers/index.js'
 import impersonation from '../auth/impersonation.js'
 import clusterIdentity from '../auth/cluster-identity.js'
 import tokenRequest from '../auth/token-request.js'
-import tokenReview from '../auth/token-review.js'
 import admission from '../admission/chain.js'
 import { ADMISSION_PLUGINS } from '../admission/index.js'
 import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
@@ -126,7 +125,6 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
 
   await registerFamily(app, AUTHENTICATORS, opts)
   await app.register(tokenRequest)
-  await app.register(tokenReview)
 
   checkControllerNames(opts.controllers)
   await registerFamily(app, CONTROLLERS.filter(c => controllerEnabled(c, opts.controllers)), {

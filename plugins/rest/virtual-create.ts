@@ -14,12 +14,13 @@ export async function createVirtual (call: RestCall): Promise<unknown> {
   checkTypeMeta(body, r, apiVersion)
   const o = parseWriteOptions(call.query, 'CreateOptions')
   const c = callerOf(call, o.fieldManager)
-  const authz = call.request.server.authz
+  const { authz, authn } = call.request.server
   const answer = await call.store.createVirtual(namespace, body, o, c, {
     user: call.request.user,
     namespace,
     authorize: (attrs) => authz.authorize(attrs),
-    rules: (user, ns) => authz.rules(user, ns)
+    rules: (user, ns) => authz.rules(user, ns),
+    authenticateToken: (token, audiences) => authn.authenticateToken(token, audiences)
   })
   relay(call.reply, c)
   const { kind: _kind, apiVersion: _apiVersion, ...fields } = answer
