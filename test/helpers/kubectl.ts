@@ -1,7 +1,7 @@
 // kubectl as the tests run it: one installed release (or the dispatcher, which picks the
 // release matching the server's /version) against a kubeconfig, with stdin, returning what it
 // printed and its exit code; and kubeconfigs for users other than the admin.
-import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { execFile, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process'
 import { existsSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
@@ -47,15 +47,17 @@ export interface KubectlOptions {
 export interface Kubectl {
   /** Runs kubectl with `args` (and `input` on stdin); never rejects on a non-zero exit. */
   run (args: string[], input?: string): Promise<KubectlResult>
-  /** Runs kubectl and returns its stdout; rejects with a KubectlError when it exits non-zero. */
+  /** Runs kubectl; rejects with a KubectlError when it exits non-zero. */
+  check (args: string[], input?: string): Promise<KubectlResult>
+  /** The stdout of `check`. */
   ok (args: string[], input?: string): Promise<string>
   /** Runs kubectl: whether it succeeded, and stdout (followed by stderr when it did not). */
   attempt (args: string[], input?: string): Promise<{ ok: boolean, out: string }>
   /** Starts a long-running kubectl (a watch) with piped output. */
-  spawn (args: string[]): ChildProcess
+  spawn (args: string[]): ChildProcessWithoutNullStreams
 }
 
-export function kubectl (opts: KubectlOptions): Kubectl {
+export function kubectlFor (opts: KubectlOptions): Kubectl {
   const bin = kubectlBinary(opts.version)
   const argv = (args: string[]): string[] => ['--kubeconfig', opts.kubeconfig, ...(opts.verbosity === undefined ? [] : [`-v=${opts.verbosity}`]), ...args]
   const env = { ...process.env, KUBECONFIG: opts.kubeconfig, ...(opts.home === undefined ? {} : { HOME: opts.home, KUBECACHEDIR: join(opts.home, 'cache') }) }
@@ -66,13 +68,15 @@ export function kubectl (opts: KubectlOptions): Kubectl {
     })
     child.stdin!.end(input)
   })
+  const check = async (args: string[], input?: string): Promise<KubectlResult> => {
+    const r = await run(args, input)
+    if (r.code !== 0) throw new KubectlError(args, r.code, r.stdout, r.stderr)
+    return r
+  }
   return {
     run,
-    async ok (args, input) {
-      const r = await run(args, input)
-      if (r.code !== 0) throw new KubectlError(args, r.code, r.stdout, r.stderr)
-      return r.stdout
-    },
+    check,
+    ok: async (args, input) => (await check(args, input)).stdout,
     async attempt (args, input) {
       const r = await run(args, input)
       return { ok: r.code === 0, out: r.code === 0 ? r.stdout : `${r.stdout}${r.stderr}` }
