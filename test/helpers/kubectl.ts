@@ -24,6 +24,13 @@ export function installedKubectlMinors (): number[] {
     .filter((m): m is string => m !== undefined).map(Number).sort((a, b) => a - b)
 }
 
+/** The installed minors a matrix test runs: all, or those in KUBECTL_MATRIX=27,33 while iterating. */
+export function selectedKubectlMinors (): number[] {
+  const only = process.env.KUBECTL_MATRIX?.split(',').map(Number)
+  const installed = installedKubectlMinors()
+  return only === undefined ? installed : installed.filter(v => only.includes(v))
+}
+
 export interface KubectlResult { code: number, stdout: string, stderr: string }
 
 /** A failed `ok`: thrown with what kubectl printed, as execFile's rejection carries it. */
