@@ -1,5 +1,5 @@
 // The real server process for end-to-end tests: the built server (`npm start`'s) on a fresh database.
-import { spawn, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,6 +13,12 @@ type T = { after (fn: () => unknown): void }
 export function runServer (args: string[]): ChildProcess {
   const { command, args: argv, cwd } = serverCommand(['--secure-port', '0', '--log-level', 'warn', ...args])
   return spawn(command, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** Runs the built server with exactly these flags to its exit (--help, refused flags). */
+export function runServerSync (args: string[]): SpawnSyncReturns<string> {
+  const { command, args: argv, cwd } = serverCommand(args)
+  return spawnSync(command, argv, { cwd, encoding: 'utf8', timeout: 60_000 })
 }
 
 /** When `path` was last written, or undefined while it does not exist. */
