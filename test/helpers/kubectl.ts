@@ -33,7 +33,7 @@ export function selectedKubectlMinors (): number[] {
 
 export interface KubectlResult { code: number, stdout: string, stderr: string }
 
-/** A failed `ok`: thrown with what kubectl printed, as execFile's rejection carries it. */
+/** A failed `check` (or `ok`): thrown with what kubectl printed, as execFile's rejection carries it. */
 export class KubectlError extends Error implements KubectlResult {
   constructor (args: string[], readonly code: number, readonly stdout: string, readonly stderr: string) {
     super(`kubectl ${args.join(' ')} exited ${code}\n${stderr}`)
