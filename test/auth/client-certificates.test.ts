@@ -5,10 +5,9 @@ import { request as httpsRequest } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FastifyInstance } from 'fastify'
-import { buildApp, type AppOptions } from '../../server/app.js'
+import type { AppOptions } from '../../server/app.js'
 import { ensureCertificates, type Pki } from '../../auth/pki.js'
-import { freshDatabase } from '../helpers/postgres.js'
+import { buildTestApp } from '../helpers/app.js'
 import type { UserInfo } from '../../resources/user-info.js'
 
 type T = { after (fn: () => unknown): void }
@@ -23,17 +22,18 @@ async function pkiIn (t: T): Promise<Pki> {
 async function tlsApp (t: T, server: Pki, opts: Partial<AppOptions> = {}) {
   const tokenAuthFile = join(mkdtempSync(join(tmpdir(), 'tokens-')), 'tokens.csv')
   writeFileSync(tokenAuthFile, 'static-token,sam,uid-sam\n')
-  const app: FastifyInstance = await buildApp({
-    tokenAuthFile,
-    databaseUrl: await freshDatabase(t), compactionIntervalMs: 0, authorizationModes: [],
-    tls: { cert: server.servingCertPem, key: server.servingKeyPem, clientCA: server.caCertPem }, ...opts
-  })
   const seen: UserInfo[] = []
-  // Members of system:masters never reach a mode, so who each request ran as is read after authorization.
-  app.authz.add('AllowAll', () => ({ decision: 'Allow' }))
-  app.addHook('preHandler', async (request) => { seen.push(request.user) })
+  const { app } = await buildTestApp(t, {
+    tokenAuthFile, authorizationModes: [],
+    tls: { cert: server.servingCertPem, key: server.servingKeyPem, clientCA: server.caCertPem }, ...opts
+  }, {
+    beforeReady (app) {
+      // Members of system:masters never reach a mode, so who each request ran as is read after authorization.
+      app.authz.add('AllowAll', () => ({ decision: 'Allow' }))
+      app.addHook('preHandler', async (request) => { seen.push(request.user) })
+    }
+  })
   await app.listen({ port: 0, host: '127.0.0.1' })
-  t.after(() => app.close())
   const port = (app.server.address() as AddressInfo).port
   const get = (client: { cert?: string, key?: string }, headers: Record<string, string> = {}) =>
     new Promise<{ status: number, body: any, user?: UserInfo }>((resolve, reject) => {

@@ -1,6 +1,5 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto'
 import { existsSync, mkdtempSync, rmSync, statSync, readFileSync, unlinkSync } from 'node:fs'
 import { createServer, request, type Server } from 'node:https'
@@ -8,14 +7,13 @@ import type { AddressInfo } from 'node:net'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { TLSSocket } from 'node:tls'
-import { promisify } from 'node:util'
 import { parse } from 'yaml'
 import * as x509 from '@peculiar/x509'
 import { IN_CLUSTER_DNS_NAMES, ensureCertificates, parseClientCertificate, writeKubeconfig, type Pki } from '../../auth/pki.js'
 import { SERVER_NAME } from '../../resources/naming.js'
+import { hasKubectl, kubectlFor } from '../helpers/kubectl.js'
 
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
-const execFileP = promisify(execFile)
+const KUBECTL = '1.31'
 
 function tempDir(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'pki-test-'))
@@ -259,23 +257,15 @@ test('kubeconfig is written 0600, parses, and kubectl reads it', async (t) => {
   assert.equal(cfg2['current-context'], 'ctx')
   assert.equal(statSync(pki.paths.kubeconfig).mode & 0o777, 0o600)
 
-  if (!existsSync(KUBECTL)) {
+  if (!hasKubectl(KUBECTL)) {
     t.skip('kubectl not installed')
     return
   }
-  const { stdout } = await execFileP(KUBECTL, [
-    'config',
-    'view',
-    '--kubeconfig',
-    pki.paths.kubeconfig,
-    '--raw',
-    '-o',
-    'jsonpath={.users[0].name}'
-  ])
+  const stdout = await kubectlFor({ kubeconfig: pki.paths.kubeconfig, version: KUBECTL }).ok(['config', 'view', '--raw', '-o', 'jsonpath={.users[0].name}'])
   assert.equal(stdout.trim(), 'root')
 })
 
-test('kubectl completes a TLS handshake with the serving and admin certificates', { skip: !existsSync(KUBECTL) }, async (t) => {
+test('kubectl completes a TLS handshake with the serving and admin certificates', { skip: !hasKubectl(KUBECTL) }, async (t) => {
   const dir = tempDir(t)
   const pki = await ensureCertificates(dir, {})
   const identities: ReturnType<typeof parseClientCertificate>[] = []
@@ -301,9 +291,7 @@ test('kubectl completes a TLS handshake with the serving and admin certificates'
     clientCertPem: pki.adminCertPem,
     clientKeyPem: pki.adminKeyPem
   })
-  const { stdout } = await execFileP(KUBECTL, ['version', '-o', 'json', '--kubeconfig', pki.paths.kubeconfig], {
-    env: { ...process.env, HOME: dir, KUBECACHEDIR: join(dir, 'cache') }
-  })
+  const stdout = await kubectlFor({ kubeconfig: pki.paths.kubeconfig, version: KUBECTL, home: dir }).ok(['version', '-o', 'json'])
   assert.equal(JSON.parse(stdout).serverVersion.gitVersion, 'v1.31.0')
   assert.ok(identities.length > 0)
   assert.deepEqual(identities[0], { username: 'admin', groups: ['system:masters'] })

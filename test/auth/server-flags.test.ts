@@ -1,22 +1,19 @@
 // The authentication flags end to end: the real server process, driven by kubectl.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { parse, stringify } from 'yaml'
+import { parse } from 'yaml'
 import { parseFlags } from '../../bin/flags.js'
 import { freshDatabase } from '../helpers/postgres.js'
 import { runServer, startServer } from '../helpers/server.js'
+import { kubectlFor, writeUserKubeconfig } from '../helpers/kubectl.js'
 import { EXEC_CREDENTIAL_GROUP } from '../../resources/naming.js'
 import { ensureCertificates } from '../../auth/pki.js'
 
 type T = { after (fn: () => unknown): void }
-const execFileP = promisify(execFile)
-const KUBECTL = '/usr/bin/kubectl'
 
 function tempDir (t: T): string {
   const dir = mkdtempSync(join(tmpdir(), 'server-flags-'))
@@ -43,15 +40,9 @@ function execKubeconfig (dir: string, name: string, server: string, caPem: strin
   // The plugin also records the input kubectl hands it, to show the exchange happened.
   writeFileSync(join(dir, plugin), `#!/bin/sh\nprintf '%s' "$KUBERNETES_EXEC_INFO" > "$(dirname "$0")/${name}.input"\ncat <<'JSON'\n${JSON.stringify(credential)}\nJSON\n`)
   chmodSync(join(dir, plugin), 0o755)
-  const path = join(dir, `${name}.kubeconfig`)
-  writeFileSync(path, stringify({
-    apiVersion: 'v1', kind: 'Config',
-    clusters: [{ name: 'svc', cluster: { server, 'certificate-authority-data': Buffer.from(caPem).toString('base64') } }],
-    users: [{ name, user: { exec: { apiVersion: `${EXEC_CREDENTIAL_GROUP}/v1`, command: `./${plugin}`, interactiveMode: 'Never' } } }],
-    contexts: [{ name, context: { cluster: 'svc', user: name } }],
-    'current-context': name
-  }))
-  return path
+  return writeUserKubeconfig(join(dir, `${name}.kubeconfig`), {
+    server, caPem, name, user: { exec: { apiVersion: `${EXEC_CREDENTIAL_GROUP}/v1`, command: `./${plugin}`, interactiveMode: 'Never' } }
+  })
 }
 
 describe('authentication flags', () => {
@@ -116,7 +107,7 @@ describe('authentication flags', () => {
     })
     assert.notEqual(await tls11, 'connected')
     // kubectl's impersonation flags: the admin (system:masters) may impersonate.
-    const as = await execFileP(KUBECTL, ['--kubeconfig', kubeconfig, '--as', 'bob', '--as-group', 'system:masters', '--as-uid', '7', 'get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}'])
+    const as = await kubectlFor({ kubeconfig }).check(['--as', 'bob', '--as-group', 'system:masters', '--as-uid', '7', 'get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}'])
     assert.equal(as.stdout, 'default')
   })
 
@@ -146,7 +137,7 @@ describe('authentication flags', () => {
     assert.equal(anonymous.status, 401)
     assert.equal(anonymous.body.reason, 'Unauthorized')
 
-    const kubectl = (config: string, ...args: string[]) => execFileP(KUBECTL, ['--kubeconfig', config, ...args])
+    const kubectl = (config: string, ...args: string[]) => kubectlFor({ kubeconfig: config }).check(args)
     const withToken = execKubeconfig(dir, 'token-plugin', server, caPem, { token: 'exec-token' })
     const out = await kubectl(withToken, 'get', 'namespaces', '-o', 'name')
     assert.match(out.stdout, /namespace\/default/)

@@ -8,11 +8,11 @@ import { request as httpsRequest } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
-import { stringify } from 'yaml'
 import { startServer, type RunningServer } from '../helpers/server.js'
 import { startOidcProvider } from '../helpers/oidc-provider.js'
 import { startWebhook } from '../helpers/token-webhook.js'
 import { eventually } from '../helpers/eventually.js'
+import { kubectlFor, writeUserKubeconfig } from '../helpers/kubectl.js'
 import { NAMESPACES, SECRET_TYPES, SERVICE_ACCOUNT_ANNOTATIONS } from '../../resources/naming.js'
 
 const execFileP = promisify(execFile)
@@ -51,17 +51,13 @@ describe('bearer tokens end to end', () => {
     ], join(dir, 'data'))
     writeFileSync(join(dir, 'ca.crt'), s.caPem)
     // A kubeconfig with the cluster only: the credentials come from --token.
-    const bare = join(dir, 'bare.kubeconfig')
-    writeFileSync(bare, stringify({
-      apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'svc', cluster: { server: s.server, 'certificate-authority': join(dir, 'ca.crt') } }],
-      users: [{ name: 'nobody', user: {} }], contexts: [{ name: 'svc', context: { cluster: 'svc', user: 'nobody' } }], 'current-context': 'svc'
-    }))
+    const bare = writeUserKubeconfig(join(dir, 'bare.kubeconfig'), { server: s.server, caPem: s.caPem, name: 'nobody', user: {} })
     const curl = async (token: string) => {
       const { stdout } = await execFileP('curl', ['-s', '--cacert', join(dir, 'ca.crt'), '-H', `Authorization: Bearer ${token}`, '-w', '\n%{http_code}', `${s.server}/api/v1/namespaces/default`])
       const lines = stdout.split('\n')
       return { status: Number(lines.at(-1)), body: JSON.parse(lines.slice(0, -1).join('\n')) }
     }
-    const kubectl = (token: string) => execFileP('/usr/bin/kubectl', ['--kubeconfig', bare, '--token', token, 'get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}'])
+    const kubectl = (token: string) => kubectlFor({ kubeconfig: bare }).check(['--token', token, 'get', 'namespace', 'default', '-o', 'jsonpath={.metadata.name}'])
 
     // Bootstrap token and service-account tokens, set up by the admin.
     assert.equal((await asAdmin(s, 'POST', `/api/v1/namespaces/${NAMESPACES.system}/secrets`, {

@@ -3,18 +3,14 @@
 // reached through --admission-webhook-service-address) that mutates, warns and refuses.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { stringify } from 'yaml'
 import { runServer, startServer } from '../helpers/server.js'
 import { freshDatabase } from '../helpers/postgres.js'
 import { allow, patchOf, startAdmissionWebhook } from '../helpers/admission-webhook.js'
-
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
-const run = promisify(execFile)
+import { kubectlFor } from '../helpers/kubectl.js'
 
 test('kubectl creates an object a mutating webhook changes, sees its warning, and is refused by a validating webhook', async (t) => {
   const hooks = await startAdmissionWebhook(t, ['policy.hooks.svc'])
@@ -23,7 +19,7 @@ test('kubectl creates an object a mutating webhook changes, sees its warning, an
     ? { allowed: false, status: { code: 403, message: 'the key "forbidden" is not allowed' } }
     : allow({ warnings: ['configmaps are checked by policy.hooks.svc'] }))
   const server = await startServer(t, ['--admission-webhook-service-address', `policy.hooks.svc=127.0.0.1:${hooks.port}`])
-  const kubectl = async (...args: string[]) => await run(KUBECTL, ['--kubeconfig', server.kubeconfig, ...args])
+  const kubectl = (...args: string[]) => kubectlFor({ kubeconfig: server.kubeconfig, version: '1.31' }).check(args)
 
   const webhook = (name: string, path: string) => ({
     name,

@@ -2,21 +2,19 @@
 // in each of the three modes, leaves what the reference server leaves.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { startServer } from '../helpers/server.js'
+import { kubectlFor } from '../helpers/kubectl.js'
 
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33'
-const run = promisify(execFile)
 const MIDS = 10
 const LEAVES = 3
 
 test('kubectl delete --cascade=background|foreground|orphan', async (t) => {
   const server = await startServer(t)
-  const kubectl = async (...args: string[]) => (await run(KUBECTL, ['--kubeconfig', server.kubeconfig, ...args])).stdout
+  const kc = kubectlFor({ kubeconfig: server.kubeconfig, version: '1.33' })
+  const kubectl = (...args: string[]) => kc.ok(args)
   const tree = async (ns: string) => JSON.parse(await kubectl('get', 'cm', '-n', ns, '-l', 'tree', '-o', 'json')).items as any[]
   const createAll = async (ns: string, items: any[]) => {
     const file = join(server.dataDir, `${ns}-${items.length}.json`)

@@ -3,25 +3,22 @@
 // with the issued certificate, named by `kubectl auth whoami`; `kubectl certificate deny`.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { startTestServer } from '../helpers/tls-app.js'
+import { startServer } from '../helpers/server.js'
+import { kubectlFor } from '../helpers/kubectl.js'
 import { certificateRequest } from '../helpers/csr.js'
 import { eventually } from '../helpers/eventually.js'
 import { writeKubeconfig } from '../../auth/pki.js'
 
-const run = promisify(execFile)
-
 test('an admin approves a user\'s client certificate with kubectl and the user connects with it', async (t) => {
-  const server = await startTestServer(t, { authorizationModes: ['Node', 'RBAC'] })
-  const kubectl = async (config: string, ...args: string[]) => (await run('kubectl', ['--kubeconfig', config, ...args])).stdout
+  const server = await startServer(t)
+  const kubectl = (config: string, ...args: string[]) => kubectlFor({ kubeconfig: config }).ok(args)
   const admin = (...args: string[]) => kubectl(server.kubeconfig, ...args)
 
   const jane = await certificateRequest({ cn: 'jane', o: ['devs'] })
   const manifest = (name: string, request: string) => {
-    const path = join(server.dir, `${name}.yaml`)
+    const path = join(server.dataDir, `${name}.yaml`)
     writeFileSync(path, `apiVersion: certificates.svc.io/v1\nkind: CertificateSigningRequest\nmetadata:\n  name: ${name}\nspec:\n  request: ${request}\n  signerName: svc.io/svc-apiserver-client\n  expirationSeconds: 86400\n  usages: [client auth]\n`)
     return path
   }
@@ -37,8 +34,8 @@ test('an admin approves a user\'s client certificate with kubectl and the user c
   })
   assert.match(await admin('get', 'csr', 'jane'), /Approved,Issued$/m)
 
-  const janeConfig = join(server.dir, 'jane.kubeconfig')
-  writeKubeconfig(janeConfig, { server: server.url, caCertPem: readFileSync(join(server.dir, 'pki', 'ca.crt'), 'utf8'), clientCertPem: certificate, clientKeyPem: jane.keyPem, user: 'jane' })
+  const janeConfig = join(server.dataDir, 'jane.kubeconfig')
+  writeKubeconfig(janeConfig, { server: server.server, caCertPem: readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), clientCertPem: certificate, clientKeyPem: jane.keyPem, user: 'jane' })
   const whoami = await kubectl(janeConfig, 'auth', 'whoami')
   assert.match(whoami, /Username\s+jane/)
   assert.match(whoami, /Groups\s+\[devs system:authenticated\]/)
@@ -53,10 +50,10 @@ test('an admin approves a user\'s client certificate with kubectl and the user c
 })
 
 test('a node certificate authenticates as system:node:<name> in system:nodes', async (t) => {
-  const server = await startTestServer(t, { authorizationModes: ['Node', 'RBAC'] })
-  const kubectl = async (config: string, ...args: string[]) => (await run('kubectl', ['--kubeconfig', config, ...args])).stdout
+  const server = await startServer(t)
+  const kubectl = (config: string, ...args: string[]) => kubectlFor({ kubeconfig: config }).ok(args)
   const node = await certificateRequest({ cn: 'system:node:n1', o: ['system:nodes'] })
-  const path = join(server.dir, 'n1.yaml')
+  const path = join(server.dataDir, 'n1.yaml')
   writeFileSync(path, `apiVersion: certificates.svc.io/v1\nkind: CertificateSigningRequest\nmetadata:\n  name: n1\nspec:\n  request: ${node.b64}\n  signerName: svc.io/svc-apiserver-client-svclet\n  usages: [key encipherment, digital signature, client auth]\n`)
   await kubectl(server.kubeconfig, 'create', '-f', path)
   await kubectl(server.kubeconfig, 'certificate', 'approve', 'n1')
@@ -65,8 +62,8 @@ test('a node certificate authenticates as system:node:<name> in system:nodes', a
     assert.notEqual(b64, '')
     return Buffer.from(b64, 'base64').toString()
   })
-  const config = join(server.dir, 'n1.kubeconfig')
-  writeKubeconfig(config, { server: server.url, caCertPem: readFileSync(join(server.dir, 'pki', 'ca.crt'), 'utf8'), clientCertPem: certificate, clientKeyPem: node.keyPem, user: 'n1' })
+  const config = join(server.dataDir, 'n1.kubeconfig')
+  writeKubeconfig(config, { server: server.server, caCertPem: readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), clientCertPem: certificate, clientKeyPem: node.keyPem, user: 'n1' })
   const whoami = await kubectl(config, 'auth', 'whoami', '-o', 'json')
   assert.deepEqual(JSON.parse(whoami).status.userInfo, { username: 'system:node:n1', groups: ['system:nodes', 'system:authenticated'] })
 })

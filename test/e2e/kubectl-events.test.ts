@@ -5,17 +5,15 @@
 // `kubectl events`) and 1.33.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { startServer } from '../helpers/server.js'
+import { hasKubectl, kubectlFor } from '../helpers/kubectl.js'
 import { GROUPS } from '../../resources/naming.js'
 
-const run = promisify(execFile)
 const EVENTS = GROUPS.events
-const KUBECTLS = ['1.27', '1.33'].map(v => `/usr/lib/google-cloud-sdk/bin/kubectl.${v}`)
+const KUBECTLS = ['1.27', '1.33']
 
 const manifest = (name: string, podName: string): string => `apiVersion: ${EVENTS}/v1
 kind: Event
@@ -50,11 +48,12 @@ const coreEvent = JSON.stringify({
   type: 'Warning'
 })
 
-test('kubectl create, get and events through events.svc.io/v1 and core v1', { skip: KUBECTLS.every(existsSync) ? false : 'kubectl 1.27 and 1.33 are needed' }, async (t) => {
+test('kubectl create, get and events through events.svc.io/v1 and core v1', { skip: KUBECTLS.every(v => hasKubectl(v)) ? false : 'kubectl 1.27 and 1.33 are needed' }, async (t) => {
   const server = await startServer(t)
   const dir = mkdtempSync(join(tmpdir(), 'events-e2e-'))
-  for (const [i, bin] of KUBECTLS.entries()) {
-    const kubectl = async (...args: string[]) => (await run(bin, ['--kubeconfig', server.kubeconfig, ...args])).stdout
+  for (const [i, version] of KUBECTLS.entries()) {
+    const kc = kubectlFor({ kubeconfig: server.kubeconfig, version })
+    const kubectl = (...args: string[]) => kc.ok(args)
     const name = `scheduled-${i}`
     const file = join(dir, `${name}.yaml`)
     writeFileSync(file, manifest(name, `web-${i}`))
@@ -80,7 +79,8 @@ test('kubectl create, get and events through events.svc.io/v1 and core v1', { sk
     assert.doesNotMatch(forPod, /Pulled/)
   }
 
-  const kubectl = async (...args: string[]) => (await run(KUBECTLS[1]!, ['--kubeconfig', server.kubeconfig, ...args])).stdout
+  const kc = kubectlFor({ kubeconfig: server.kubeconfig, version: KUBECTLS[1]! })
+  const kubectl = (...args: string[]) => kc.ok(args)
   const coreFile = join(dir, 'pulled.json')
   writeFileSync(coreFile, coreEvent)
   await kubectl('create', '-f', coreFile)

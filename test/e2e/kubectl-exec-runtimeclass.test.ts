@@ -4,22 +4,16 @@
 // SPDY (1.27) alike.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer } from '../helpers/server.js'
+import { hasKubectl, kubectlFor } from '../helpers/kubectl.js'
 import { GROUPS } from '../../resources/naming.js'
 
-const BIN = '/usr/lib/google-cloud-sdk/bin'
-const VERSIONS = ['1.33', '1.27'].filter(v => existsSync(`${BIN}/kubectl.${v}`))
+const VERSIONS = ['1.33', '1.27'].filter(v => hasKubectl(v))
 
-interface Run { code: number, stdout: string, stderr: string }
-const kubectl = (version: string, config: string, ...args: string[]): Promise<Run> => new Promise((resolve) => {
-  execFile(`${BIN}/kubectl.${version}`, ['--kubeconfig', config, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-    resolve({ code: err === null ? 0 : Number((err as { code?: number }).code ?? 1), stdout, stderr })
-  })
-})
+const kubectl = (version: string, config: string, ...args: string[]) => kubectlFor({ kubeconfig: config, version }).run(args)
 
 describe('kubectl exec and runtime classes', { skip: VERSIONS.length > 0 ? false : 'no kubectl is installed' }, () => {
   it('exec shows the DenyExecOnPrivileged refusal, or the node agent that cannot be reached; get runtimeclass shows Name, Handler, Age', async (t) => {

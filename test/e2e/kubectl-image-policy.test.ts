@@ -4,25 +4,20 @@
 // a bad EventRateLimit configuration stops start-up naming its file.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
+import { hasKubectl, kubectlBinary, kubectlFor } from '../helpers/kubectl.js'
 import { runServer, startServer, type RunningServer } from '../helpers/server.js'
 import { freshDatabase } from '../helpers/postgres.js'
 import { startImagePolicyBackend } from '../helpers/image-policy-backend.js'
 
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
+const KUBECTL = '1.31'
 type AnyObject = Record<string, any>
 
-interface Run { code: number, stdout: string, stderr: string }
-const kubectl = (config: string, ...args: string[]): Promise<Run> => new Promise((resolve) => {
-  execFile(KUBECTL, ['--kubeconfig', config, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-    resolve({ code: err === null ? 0 : Number((err as { code?: number }).code ?? 1), stdout, stderr })
-  })
-})
+const kubectl = (config: string, ...args: string[]) => kubectlFor({ kubeconfig: config, version: KUBECTL }).run(args)
 
 /** One POST as the admin: status, Retry-After and the parsed body. */
 const post = (server: RunningServer, path: string, body: AnyObject): Promise<{ status: number, retryAfter?: string, body: AnyObject }> => new Promise((resolve, reject) => {
@@ -45,7 +40,7 @@ const scratch = (t: { after (fn: () => unknown): void }): string => {
   return dir
 }
 
-describe('ImagePolicyWebhook and EventRateLimit with kubectl', { skip: existsSync(KUBECTL) ? false : `${KUBECTL} is not installed` }, () => {
+describe('ImagePolicyWebhook and EventRateLimit with kubectl', { skip: hasKubectl(KUBECTL) ? false : `${kubectlBinary(KUBECTL)} is not installed` }, () => {
   it('kubectl apply of a pod the backend refuses says why; an event storm is rate-limited', async (t) => {
     const backend = await startImagePolicyBackend(t)
     backend.handle((review) => review.spec.containers.some((c: AnyObject) => String(c.image).startsWith('registry.untrusted.example/'))

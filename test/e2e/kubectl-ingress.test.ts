@@ -4,30 +4,19 @@
 // and an invalid path refused with its field path.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { writeFileSync } from 'node:fs'
-import { promisify } from 'node:util'
-import { startTestServer } from '../helpers/tls-app.js'
-
-const run = promisify(execFile)
+import { startServer } from '../helpers/server.js'
+import { kubectlFor } from '../helpers/kubectl.js'
 
 /** The column titles of kubectl's header line (columns are at least two spaces apart). */
 const header = (out: string): string[] => out.split('\n')[0]!.trim().split(/\s{2,}/)
 
 test('kubectl creates ingress classes and ingresses and shows their columns', async (t) => {
-  const server = await startTestServer(t)
-  const kubectl = async (...args: string[]) => {
-    try {
-      const { stdout } = await run('kubectl', ['--kubeconfig', server.kubeconfig, ...args], { env: { ...process.env, HOME: server.dir } })
-      return { ok: true, out: stdout }
-    } catch (err) {
-      const e = err as { stdout?: string, stderr?: string }
-      return { ok: false, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }
-    }
-  }
+  const server = await startServer(t)
+  const kubectl = (...args: string[]) => kubectlFor({ kubeconfig: server.kubeconfig, home: server.dataDir }).attempt(args)
 
-  const manifest = join(server.dir, 'classes.yaml')
+  const manifest = join(server.dataDir, 'classes.yaml')
   writeFileSync(manifest, [
     'apiVersion: networking.svc.io/v1',
     'kind: IngressClass',

@@ -2,38 +2,20 @@
 // each without --validate=false. Versions run a few at a time, each in its own namespace.
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile, spawn } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startTestServer, type TestServer } from '../helpers/tls-app.js'
+import { startServer, type RunningServer } from '../helpers/server.js'
+import { kubectlFor, selectedKubectlMinors } from '../helpers/kubectl.js'
 
-const KUBECTL_DIR = '/usr/lib/google-cloud-sdk/bin'
-const VERSIONS = existsSync(KUBECTL_DIR)
-  ? readdirSync(KUBECTL_DIR).map(f => /^kubectl\.1\.(\d+)$/.exec(f)?.[1]).filter((m): m is string => m !== undefined).map(Number).sort((a, b) => a - b)
-  : []
-// KUBECTL_MATRIX=27,33 narrows the run while iterating.
-const ONLY = process.env.KUBECTL_MATRIX?.split(',').map(Number)
-const SELECTED = ONLY === undefined ? VERSIONS : VERSIONS.filter(v => ONLY.includes(v))
+const SELECTED = selectedKubectlMinors()
 
-interface Run { code: number, stdout: string, stderr: string }
-
-let server: TestServer
+let server: RunningServer
 const homes = new Map<number, string>()
 
-function kubectl (minor: number, args: string[], input?: string): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = execFile(join(KUBECTL_DIR, `kubectl.1.${minor}`), args, {
-      env: { PATH: process.env.PATH, HOME: homes.get(minor), KUBECONFIG: server.kubeconfig },
-      timeout: 30_000,
-      maxBuffer: 16 * 1024 * 1024
-    }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1
-      resolve({ code, stdout, stderr })
-    })
-    if (input !== undefined) child.stdin!.end(input)
-  })
-}
+/** kubectl 1.`minor`, with a home of its own (its discovery cache) per version. */
+const kubectlOf = (minor: number) => kubectlFor({ kubeconfig: server.kubeconfig, version: `1.${minor}`, home: homes.get(minor) })
+const kubectl = (minor: number, args: string[], input?: string) => kubectlOf(minor).run(args, input)
 
 /** Runs a command that must succeed; returns its standard output. */
 async function ok (minor: number, args: string[], input?: string): Promise<string> {
@@ -53,7 +35,7 @@ const cleanups: Array<() => unknown> = []
 after(async () => { for (const fn of cleanups.reverse()) await fn() })
 
 before(async () => {
-  server = await startTestServer({ after: (fn) => { cleanups.push(fn) } })
+  server = await startServer({ after: (fn) => { cleanups.push(fn) } })
   for (const v of SELECTED) homes.set(v, mkdtempSync(join(tmpdir(), `kubectl-home-${v}-`)))
 })
 
@@ -137,9 +119,7 @@ describe('kubectl matrix', { concurrency: 3, skip: SELECTED.length === 0 ? 'no k
       })
 
       it('get -w streams changes until its timeout', async () => {
-        const child = spawn(join(KUBECTL_DIR, `kubectl.1.${v}`), ['get', 'configmaps', '-n', ns, '-w', '--request-timeout=5s'], {
-          env: { PATH: process.env.PATH, HOME: homes.get(v), KUBECONFIG: server.kubeconfig }
-        })
+        const child = kubectlOf(v).spawn(['get', 'configmaps', '-n', ns, '-w', '--request-timeout=5s'])
         let out = ''
         child.stdout.on('data', (d: Buffer) => { out += d.toString() })
         const exited = new Promise<number>(resolve => child.on('close', (code) => resolve(code ?? -1)))

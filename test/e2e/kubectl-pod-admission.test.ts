@@ -3,24 +3,19 @@
 // start-up in a sentence.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
+import { hasKubectl, kubectlBinary, kubectlFor } from '../helpers/kubectl.js'
 import { runServer, startServer } from '../helpers/server.js'
 import { POD_SERVICE_ACCOUNT, ROOT_CA_CONFIGMAP } from '../../resources/naming.js'
 
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
+const KUBECTL = '1.31'
 
-interface Run { code: number, stdout: string, stderr: string }
-const kubectl = (config: string, ...args: string[]): Promise<Run> => new Promise((resolve) => {
-  execFile(KUBECTL, ['--kubeconfig', config, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-    resolve({ code: err === null ? 0 : Number((err as { code?: number }).code ?? 1), stdout, stderr })
-  })
-})
+const kubectl = (config: string, ...args: string[]) => kubectlFor({ kubeconfig: config, version: KUBECTL }).run(args)
 
-describe('pod admission with kubectl', { skip: existsSync(KUBECTL) ? false : `${KUBECTL} is not installed` }, () => {
+describe('pod admission with kubectl', { skip: hasKubectl(KUBECTL) ? false : `${kubectlBinary(KUBECTL)} is not installed` }, () => {
   it('kubectl run gets a pod with the default account, its projected token volume and priority 0; a system class gives its priority', async (t) => {
     const server = await startServer(t)
     const run = await kubectl(server.kubeconfig, 'run', 'web', '--image=nginx:1.27', '--restart=Never')

@@ -4,21 +4,16 @@
 // about the pods already there, and a label value that does not parse is refused.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { startServer } from '../helpers/server.js'
+import { hasKubectl, kubectlBinary, kubectlFor } from '../helpers/kubectl.js'
 import { POD_SECURITY } from '../../resources/naming.js'
 
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
+const KUBECTL = '1.31'
 
-interface Run { code: number, stdout: string, stderr: string }
-const kubectl = (config: string, ...args: string[]): Promise<Run> => new Promise((resolve) => {
-  execFile(KUBECTL, ['--kubeconfig', config, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-    resolve({ code: err === null ? 0 : Number((err as { code?: number }).code ?? 1), stdout, stderr })
-  })
-})
+const kubectl = (config: string, ...args: string[]) => kubectlFor({ kubeconfig: config, version: KUBECTL }).run(args)
 
 const label = (name: string): string => `${POD_SECURITY.labelPrefix}${name}`
 
@@ -29,7 +24,7 @@ const PRIVILEGED_POD = stringify({
   spec: { containers: [{ name: 'shell', image: 'busybox', command: ['sleep', '3600'], securityContext: { privileged: true } }] }
 })
 
-describe('pod security with kubectl', { skip: existsSync(KUBECTL) ? false : `${KUBECTL} is not installed` }, () => {
+describe('pod security with kubectl', { skip: hasKubectl(KUBECTL) ? false : `${kubectlBinary(KUBECTL)} is not installed` }, () => {
   it('refuses what enforce forbids, warns at the warn level, and warns about existing pods when enforce tightens', async (t) => {
     const server = await startServer(t)
     const config = server.kubeconfig

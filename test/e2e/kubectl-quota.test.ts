@@ -4,16 +4,13 @@
 // default requests and limits (which is also what lets the pod past the quota's cpu rule).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { startServer } from '../helpers/server.js'
 import { eventually } from '../helpers/eventually.js'
+import { kubectlFor } from '../helpers/kubectl.js'
 import { ROOT_CA_CONFIGMAP } from '../../resources/naming.js'
-
-const execFileP = promisify(execFile)
 
 const MANIFEST = `apiVersion: v1
 kind: LimitRange
@@ -47,15 +44,7 @@ test('kubectl: quotas created and described, a LimitRange defaulting a pod from 
   const server = await startServer(t)
   const dir = mkdtempSync(join(tmpdir(), 'quota-e2e-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const kubectl = async (...args: string[]): Promise<{ ok: boolean, out: string }> => {
-    try {
-      const { stdout } = await execFileP('kubectl', ['--kubeconfig', server.kubeconfig, ...args], { env: { ...process.env, HOME: dir, KUBECACHEDIR: join(dir, 'cache') } })
-      return { ok: true, out: stdout }
-    } catch (err) {
-      const e = err as { stdout?: string, stderr?: string }
-      return { ok: false, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }
-    }
-  }
+  const kubectl = (...args: string[]) => kubectlFor({ kubeconfig: server.kubeconfig, home: dir }).attempt(args)
 
   assert.ok((await kubectl('create', 'namespace', 'team')).ok)
   // The namespace's root CA ConfigMap is published first: the quota counts it from the start.

@@ -2,17 +2,12 @@
 // `kubectl expose` writes it applied twice, and `kubectl get svc` with addresses and ports.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { buildApp } from '../../server/app.js'
-import { ensureCertificates, writeKubeconfig } from '../../auth/pki.js'
-import { freshDatabase } from '../helpers/postgres.js'
+import { startServer } from '../helpers/server.js'
+import { hasKubectl, kubectlFor } from '../helpers/kubectl.js'
 
-const execFileP = promisify(execFile)
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33'
+const KUBECTL = '1.33'
 
 /** A Service as `kubectl expose deployment web --port=80 --target-port=8080 --type=NodePort --dry-run=client -o yaml` writes it (without its `creationTimestamp: null`, which kubectl sends as a change every time). */
 const EXPOSED = `apiVersion: v1
@@ -36,29 +31,10 @@ status:
 
 const header = (out: string): string[] => out.split('\n')[0]!.trim().split(/\s{2,}/)
 
-test('kubectl creates services, applies an exposed one and lists them with addresses and ports', { skip: !existsSync(KUBECTL) }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'services-e2e-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const pki = await ensureCertificates(dir, {})
-  const app = await buildApp({
-    databaseUrl: await freshDatabase(t),
-    compactionIntervalMs: 0,
-    tls: { cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: pki.caCertPem }
-  })
-  t.after(() => app.close())
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const address = app.server.address()
-  const port = typeof address === 'object' && address !== null ? address.port : 0
-  writeKubeconfig(pki.paths.kubeconfig, { server: `https://127.0.0.1:${port}`, caCertPem: pki.caCertPem, clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem })
-  const kubectl = async (...args: string[]) => {
-    try {
-      const { stdout } = await execFileP(KUBECTL, ['--kubeconfig', pki.paths.kubeconfig, ...args], { env: { ...process.env, HOME: dir, KUBECACHEDIR: join(dir, 'cache') } })
-      return { ok: true, out: stdout }
-    } catch (err) {
-      const e = err as { stdout?: string, stderr?: string }
-      return { ok: false, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }
-    }
-  }
+test('kubectl creates services, applies an exposed one and lists them with addresses and ports', { skip: !hasKubectl(KUBECTL) }, async (t) => {
+  const server = await startServer(t)
+  const dir = server.dataDir
+  const kubectl = (...args: string[]) => kubectlFor({ kubeconfig: server.kubeconfig, version: KUBECTL, home: dir }).attempt(args)
 
   const clusterIP = await kubectl('create', 'service', 'clusterip', 'my-svc', '--tcp=80:8080')
   assert.ok(clusterIP.ok, clusterIP.out)

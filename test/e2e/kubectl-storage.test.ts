@@ -3,17 +3,12 @@
 // its field paths.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
-import { buildApp } from '../../server/app.js'
-import { ensureCertificates, writeKubeconfig } from '../../auth/pki.js'
-import { freshDatabase } from '../helpers/postgres.js'
+import { startServer } from '../helpers/server.js'
+import { hasKubectl, kubectlFor } from '../helpers/kubectl.js'
 
-const execFileP = promisify(execFile)
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
+const KUBECTL = '1.31'
 const MANIFEST = join(import.meta.dirname, 'storage-manifest.yaml')
 
 const COLUMNS: Record<string, string[]> = {
@@ -34,29 +29,10 @@ const COLUMNS: Record<string, string[]> = {
 /** The column titles of kubectl's header line (titles may hold one space, columns are two apart). */
 const header = (out: string): string[] => out.split('\n')[0]!.trim().split(/\s{2,}/)
 
-test('kubectl applies a manifest of every kind and gets their columns', { skip: !existsSync(KUBECTL) }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'kinds-e2e-'))
-  t.after(() => rmSync(dir, { recursive: true, force: true }))
-  const pki = await ensureCertificates(dir, {})
-  const app = await buildApp({
-    databaseUrl: await freshDatabase(t),
-    compactionIntervalMs: 0,
-    tls: { cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: pki.caCertPem }
-  })
-  t.after(() => app.close())
-  await app.listen({ port: 0, host: '127.0.0.1' })
-  const address = app.server.address()
-  const port = typeof address === 'object' && address !== null ? address.port : 0
-  writeKubeconfig(pki.paths.kubeconfig, { server: `https://127.0.0.1:${port}`, caCertPem: pki.caCertPem, clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem })
-  const kubectl = async (...args: string[]) => {
-    try {
-      const { stdout } = await execFileP(KUBECTL, ['--kubeconfig', pki.paths.kubeconfig, ...args], { env: { ...process.env, HOME: dir, KUBECACHEDIR: join(dir, 'cache') } })
-      return { ok: true, out: stdout }
-    } catch (err) {
-      const e = err as { stdout?: string, stderr?: string }
-      return { ok: false, out: `${e.stdout ?? ''}${e.stderr ?? ''}` }
-    }
-  }
+test('kubectl applies a manifest of every kind and gets their columns', { skip: !hasKubectl(KUBECTL) }, async (t) => {
+  const server = await startServer(t)
+  const dir = server.dataDir
+  const kubectl = (...args: string[]) => kubectlFor({ kubeconfig: server.kubeconfig, version: KUBECTL, home: dir }).attempt(args)
 
   const applied = await kubectl('apply', '--validate=false', '-f', MANIFEST)
   assert.ok(applied.ok, applied.out)

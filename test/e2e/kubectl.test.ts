@@ -1,18 +1,15 @@
 // kubectl 1.31 (JSON bodies) against the real server: the daily commands of the spine.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, execFile } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { startServer } from '../helpers/server.js'
-
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
-const run = promisify(execFile)
+import { kubectlFor } from '../helpers/kubectl.js'
 
 test('kubectl gets, creates from a manifest, watches and deletes', async (t) => {
   const server = await startServer(t)
-  const kubectl = async (...args: string[]) => (await run(KUBECTL, ['--kubeconfig', server.kubeconfig, ...args])).stdout
+  const kc = kubectlFor({ kubeconfig: server.kubeconfig, version: '1.31' })
+  const kubectl = (...args: string[]) => kc.ok(args)
 
   const ns = await kubectl('get', 'ns')
   assert.match(ns, /^default\s+Active/m)
@@ -22,7 +19,7 @@ test('kubectl gets, creates from a manifest, watches and deletes', async (t) => 
   writeFileSync(manifest, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: from-file\n  labels:\n    app: demo\ndata:\n  key: value\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s1\nstringData:\n  password: hunter2\n')
   assert.match(await kubectl('create', '--validate=false', '-f', manifest), /configmap\/from-file created\nsecret\/s1 created/)
 
-  const watcher = spawn(KUBECTL, ['--kubeconfig', server.kubeconfig, 'get', 'cm', '-w', '--request-timeout=10s'])
+  const watcher = kc.spawn(['get', 'cm', '-w', '--request-timeout=10s'])
   let watched = ''
   watcher.stdout.on('data', (d: Buffer) => { watched += d.toString() })
   await new Promise(resolve => setTimeout(resolve, 1500))

@@ -3,25 +3,23 @@
 // changed and deleted an object and holds no Secret value; /metrics answers kubectl's raw GET.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { promisify } from 'node:util'
 import { startServer } from '../helpers/server.js'
+import { hasKubectl, kubectlFor } from '../helpers/kubectl.js'
 import { eventually } from '../helpers/eventually.js'
 import { GROUPS } from '../../resources/naming.js'
 
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
-const run = promisify(execFile)
+const KUBECTL = '1.31'
 
-test('kubectl: --runtime-config, the audit log and /metrics', { skip: existsSync(KUBECTL) ? false : 'kubectl 1.31 is not installed' }, async (t) => {
+test('kubectl: --runtime-config, the audit log and /metrics', { skip: hasKubectl(KUBECTL) ? false : 'kubectl 1.31 is not installed' }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'audit-e2e-'))
   const policy = join(dir, 'policy.yaml')
   const log = join(dir, 'audit.log')
   writeFileSync(policy, `apiVersion: ${GROUPS.audit}/v1\nkind: Policy\nomitStages: [RequestReceived]\nrules:\n- level: None\n  verbs: [get, list, watch]\n- level: RequestResponse\n`)
   const server = await startServer(t, ['--runtime-config', `${GROUPS.storage}/v1=false`, '--audit-policy-file', policy, '--audit-log-path', log])
-  const kubectl = async (...args: string[]) => (await run(KUBECTL, ['--kubeconfig', server.kubeconfig, ...args])).stdout
+  const kubectl = (...args: string[]) => kubectlFor({ kubeconfig: server.kubeconfig, version: KUBECTL }).ok(args)
 
   const resources = await kubectl('api-resources', '-o', 'name')
   assert.match(resources, /^configmaps$/m)
@@ -52,8 +50,8 @@ test('kubectl: --runtime-config, the audit log and /metrics', { skip: existsSync
   assert.match(metrics, /^apiserver_request_total\{.*verb="POST".*resource="configmaps".*\} 1$/m)
 })
 
-test('kubectl prints the deprecation warning of an older version', { skip: existsSync(KUBECTL) ? false : 'kubectl 1.31 is not installed' }, async (t) => {
+test('kubectl prints the deprecation warning of an older version', { skip: hasKubectl(KUBECTL) ? false : 'kubectl 1.31 is not installed' }, async (t) => {
   const server = await startServer(t, ['--runtime-config', `${GROUPS.storage}/v1beta1=true`])
-  const got = await run(KUBECTL, ['--kubeconfig', server.kubeconfig, 'get', `csistoragecapacities.v1beta1.${GROUPS.storage}`])
+  const got = await kubectlFor({ kubeconfig: server.kubeconfig, version: KUBECTL }).check(['get', `csistoragecapacities.v1beta1.${GROUPS.storage}`])
   assert.match(got.stderr, new RegExp(`Warning: ${GROUPS.storage.replace(/\./g, '\\.')}/v1beta1 CSIStorageCapacity is deprecated in v1\\.24\\+, unavailable in v1\\.27\\+; use ${GROUPS.storage.replace(/\./g, '\\.')}/v1 CSIStorageCapacity`))
 })

@@ -3,66 +3,35 @@
 // agrees, and alice cannot grant herself more.
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { AddressInfo } from 'node:net'
-import type { FastifyInstance } from 'fastify'
-import { stringify } from 'yaml'
-import { buildApp } from '../../server/app.js'
-import { parseFlags } from '../../bin/flags.js'
-import { ensureCertificates, writeKubeconfig } from '../../auth/pki.js'
-import { freshDatabase } from '../helpers/postgres.js'
+import { startServer } from '../helpers/server.js'
 import { USERS } from '../helpers/app.js'
+import { hasKubectl, kubectlBinary, kubectlFor, writeUserKubeconfig, type KubectlResult as Run } from '../helpers/kubectl.js'
 
-const KUBECTL = '/usr/lib/google-cloud-sdk/bin/kubectl.1.31'
+const KUBECTL = '1.31'
 
-interface Run { code: number, stdout: string, stderr: string }
-
-describe('RBAC with kubectl', { skip: existsSync(KUBECTL) ? false : `${KUBECTL} is not installed` }, () => {
-  let app: FastifyInstance
+describe('RBAC with kubectl', { skip: hasKubectl(KUBECTL) ? false : `${kubectlBinary(KUBECTL)} is not installed` }, () => {
   let adminConfig: string
   let aliceConfig: string
   const cleanups: Array<() => unknown> = []
 
-  const kubectl = (config: string, ...args: string[]): Promise<Run> => new Promise((resolve) => {
-    execFile(KUBECTL, ['--kubeconfig', config, ...args], { timeout: 30_000 }, (err, stdout, stderr) => {
-      resolve({ code: err === null ? 0 : (typeof err.code === 'number' ? err.code : 1), stdout, stderr })
-    })
-  })
+  const kubectl = (config: string, ...args: string[]) => kubectlFor({ kubeconfig: config, version: KUBECTL }).run(args)
   const admin = (...args: string[]) => kubectl(adminConfig, ...args)
   const alice = (...args: string[]) => kubectl(aliceConfig, ...args)
   const ok = (r: Run): Run => { assert.equal(r.code, 0, r.stderr); return r }
 
   before(async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rbac-e2e-'))
-    const databaseUrl = await freshDatabase({ after: (fn) => { cleanups.push(fn) } })
-    const pki = await ensureCertificates(dir)
     const tokenAuthFile = join(dir, 'tokens.csv')
     writeFileSync(tokenAuthFile, Object.values(USERS).map(u => u.line).join('\n') + '\n')
     // The server's own defaults: --authorization-mode=Node,RBAC and --anonymous-auth=true.
-    const flags = parseFlags([])
-    app = await buildApp({
-      databaseUrl, compactionIntervalMs: 0, tokenAuthFile,
-      tls: { cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: pki.caCertPem },
-      authorizationModes: flags.authorizationModes, anonymousAuth: flags.anonymousAuth
-    })
-    await app.listen({ port: 0, host: '127.0.0.1' })
-    const server = `https://127.0.0.1:${(app.server.address() as AddressInfo).port}`
-    adminConfig = join(dir, 'admin.kubeconfig')
-    writeKubeconfig(adminConfig, { server, caCertPem: pki.caCertPem, clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem })
-    aliceConfig = join(dir, 'alice.kubeconfig')
-    writeFileSync(aliceConfig, stringify({
-      apiVersion: 'v1', kind: 'Config',
-      clusters: [{ name: 'c', cluster: { server, 'certificate-authority-data': Buffer.from(pki.caCertPem).toString('base64') } }],
-      users: [{ name: 'alice', user: { token: USERS.alice.token } }],
-      contexts: [{ name: 'alice', context: { cluster: 'c', user: 'alice' } }],
-      'current-context': 'alice'
-    }))
+    const server = await startServer({ after: (fn) => { cleanups.push(fn) } }, ['--token-auth-file', tokenAuthFile])
+    adminConfig = server.kubeconfig
+    aliceConfig = writeUserKubeconfig(join(dir, 'alice.kubeconfig'), { server: server.server, caPem: server.caPem, name: 'alice', user: { token: USERS.alice.token } })
   })
   after(async () => {
-    await app?.close()
     for (const fn of cleanups.reverse()) await fn()
   })
 

@@ -3,18 +3,16 @@
 // stop that ends an open watch with a clean last chunk and hands the lease over.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { once } from 'node:events'
-import { promisify } from 'node:util'
 import { join } from 'node:path'
 import { Agent, request } from 'node:https'
 import { connect as netConnect } from 'node:net'
 import { connect as tlsConnect } from 'node:tls'
 import { runServer, startServer, type RunningServer } from '../helpers/server.js'
 import { eventually } from '../helpers/eventually.js'
+import { kubectlFor } from '../helpers/kubectl.js'
 import { CONTROLLER_MANAGER_LEASE, GROUPS, NAMESPACES, ROOT_CA_CONFIGMAP } from '../../resources/naming.js'
 
-const execFileP = promisify(execFile)
 const LEASE = `/apis/${GROUPS.coordination}/v1/namespaces/${NAMESPACES.system}/leases/${CONTROLLER_MANAGER_LEASE}`
 /** Short timings with upstream's proportions, so that failover fits a test. */
 const FAST = ['--leader-elect-lease-duration', '3s', '--leader-elect-renew-deadline', '2s', '--leader-elect-retry-period', '500ms']
@@ -59,7 +57,7 @@ test('two processes on one database: one leader; when it is killed the other tak
   await eventually(async () => assert.equal((await call(b, agentB, 'GET', '/api/v1/namespaces/before/serviceaccounts/default')).status, 200))
   assert.equal((await call(b, agentB, 'GET', LEASE)).body.spec.holderIdentity, holderA)
   // What an operator sees: kubectl names the holder.
-  const { stdout } = await execFileP('kubectl', ['--kubeconfig', b.kubeconfig, 'get', 'lease', '-n', NAMESPACES.system])
+  const stdout = await kubectlFor({ kubeconfig: b.kubeconfig }).ok(['get', 'lease', '-n', NAMESPACES.system])
   assert.match(stdout, /^NAME\s+HOLDER\s+AGE\n/)
   assert.match(stdout, new RegExp(`^${CONTROLLER_MANAGER_LEASE}\\s+${holderA}\\s`, 'm'))
 

@@ -1,19 +1,33 @@
-// The real server process for end-to-end tests: bin/server.ts on a fresh database.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+// The real server process for end-to-end tests: the built server (`npm start`'s) on a fresh database.
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse } from 'yaml'
 import { freshDatabase } from './postgres.js'
+import { serverCommand } from './built-server.js'
 
 type T = { after (fn: () => unknown): void }
 
-const ROOT = new URL('../..', import.meta.url).pathname
-
-/** Spawns bin/server.ts with these flags (a free port, quiet logs), not waiting for it. */
+/** Spawns the built server with these flags (a free port, quiet logs), not waiting for it. */
 export function runServer (args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'bin/server.ts', '--secure-port', '0', '--log-level', 'warn', ...args],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  const { command, args: argv, cwd } = serverCommand(['--secure-port', '0', '--log-level', 'warn', ...args])
+  return spawn(command, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** Runs the built server with exactly these flags to its exit (--help, refused flags). */
+export function runServerSync (args: string[]): SpawnSyncReturns<string> {
+  const { command, args: argv, cwd } = serverCommand(args)
+  return spawnSync(command, argv, { cwd, encoding: 'utf8', timeout: 60_000 })
+}
+
+/** When `path` was last written, or undefined while it does not exist. */
+function writtenAt (path: string): number | undefined {
+  try {
+    return statSync(path).mtimeMs
+  } catch {
+    return undefined
+  }
 }
 
 export interface RunningServer {
@@ -31,7 +45,7 @@ export interface RunningServer {
 }
 
 /**
- * Starts bin/server.ts on a fresh database (in `dataDir`, else a temp dir removed afterwards)
+ * Starts the built server on a fresh database (in `dataDir`, else a temp dir removed afterwards)
  * and waits for its kubeconfig; stopped, then its database dropped, after the test.
  */
 export async function startServer (t: T, args: string[] = [], dataDir?: string): Promise<RunningServer> {
@@ -43,6 +57,9 @@ export async function startServer (t: T, args: string[] = [], dataDir?: string):
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     dataDir = dir
   }
+  // The server writes its kubeconfig once it listens; one left in a reused data dir is older.
+  const kubeconfig = join(dataDir, 'admin.kubeconfig')
+  const previous = writtenAt(kubeconfig)
   const child = runServer(['--data-dir', dataDir, '--storage-url', databaseUrl, ...args])
   let stderr = ''
   child.stderr!.on('data', (d: Buffer) => { stderr += d.toString() })
@@ -53,9 +70,8 @@ export async function startServer (t: T, args: string[] = [], dataDir?: string):
     await exited
   }
   cleanups.push(stop)
-  const kubeconfig = join(dataDir, 'admin.kubeconfig')
   const deadline = Date.now() + 60_000
-  while (!existsSync(kubeconfig)) {
+  while (writtenAt(kubeconfig) === undefined || writtenAt(kubeconfig) === previous) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server did not start: ${stderr}`)
     await new Promise(resolve => setTimeout(resolve, 100))
   }

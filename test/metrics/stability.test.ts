@@ -4,7 +4,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { annotatedHelp, checkShowHiddenFor, isHidden, CURRENT_RELEASE, type MetricDefinition } from '../../plugins/metrics/stability.js'
-import { buildTestApp } from '../helpers/app.js'
+import { pluginApp } from '../helpers/plugin-app.js'
+import requestInfo from '../../plugins/request-info.js'
+import metrics from '../../plugins/metrics/index.js'
 import { CounterFamily } from '../../plugins/metrics/cells.js'
 import type { Metric } from 'prom-client'
 
@@ -37,15 +39,15 @@ test('--show-hidden-metrics-for-version takes the previous release only', () => 
 })
 
 test('a server refuses a --show-hidden-metrics-for-version other than the previous release', async (t) => {
-  await assert.rejects(buildTestApp(t, { showHiddenMetricsForVersion: '1.20' }), /--show-hidden-metrics-for-version must be omitted or have the value/)
+  await assert.rejects(pluginApp(t, requestInfo, [metrics, { showHiddenMetricsForVersion: '1.20' }]), /--show-hidden-metrics-for-version must be omitted or have the value/)
 })
 
 test('a family registered in the server registry is scraped with its HELP, TYPE and samples', async (t) => {
-  const { app, request } = await buildTestApp(t, { showHiddenMetricsForVersion: `1.${CURRENT_RELEASE.minor - 1}` })
+  const app = await pluginApp(t, requestInfo, [metrics, { showHiddenMetricsForVersion: `1.${CURRENT_RELEASE.minor - 1}` }])
   const family = new CounterFamily('test_things_total', annotatedHelp(metric(`1.${CURRENT_RELEASE.minor - 1}`)), ['kind'])
   family.child('a').inc(2)
   app.metrics.registry.registerMetric(family as unknown as Metric)
-  const body = (await request({ method: 'GET', url: '/metrics' })).body
+  const body = (await app.inject({ method: 'GET', url: '/metrics' })).body
   assert.match(body, /^# HELP test_things_total \[STABLE\] \(Deprecated since 1\.32\.0\) Things\.$/m)
   assert.match(body, /^# TYPE test_things_total counter$/m)
   assert.match(body, /^test_things_total\{kind="a"\} 2$/m)

@@ -1,6 +1,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp } from '../helpers/app.js'
+import { pluginApp } from '../helpers/plugin-app.js'
+import versionPlugin from '../../plugins/version.js'
 
 test('discovery documents list the registered kinds', async (t) => {
   const app = await buildTestApp(t)
@@ -21,7 +23,11 @@ test('discovery documents list the registered kinds', async (t) => {
   assert.equal((await app.request({ method: 'GET', url: '/apis' })).json().kind, 'APIGroupList')
   const unknownGroup = await app.request({ method: 'GET', url: '/apis/nope.example.com' })
   assert.equal(unknownGroup.statusCode, 404)
-  const version = (await app.request({ method: 'GET', url: '/version' })).json()
+})
+
+test('/version names the API level kubectl matches', async (t) => {
+  const app = await pluginApp(t, versionPlugin)
+  const version = (await app.inject({ method: 'GET', url: '/version' })).json()
   assert.equal(version.major, '1')
   assert.equal(version.minor, '33')
   assert.match(version.gitVersion, /^v1\.33\.0-svc\./)

@@ -3,8 +3,8 @@
 // server's real behaviour.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
 import { buildTestApp } from '../helpers/app.js'
+import { runServerSync } from '../helpers/server.js'
 import { FEATURE_GATES, featureGates, knownFeatures, parseFeatureGateFlag, type FeatureGateSpec } from '../../resources/feature-gates.js'
 import { parseFlags } from '../../bin/flags.js'
 import { DOCUMENTED_FLAGS, usage } from '../../bin/help.js'
@@ -78,10 +78,10 @@ test('--help lists the alpha and beta gates with stage and default, as upstream\
 })
 
 test('the server prints --help with the gates and exits 0', () => {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/server.ts', '--help'], { encoding: 'utf8', timeout: 60_000 })
+  const run = runServerSync(['--help'])
   assert.equal(run.status, 0, run.stderr)
   assert.match(run.stdout, /WatchList=true\|false \(BETA - default=true\)/)
-  const bad = spawnSync(process.execPath, ['--import', 'tsx', 'bin/server.ts', '--feature-gates=Nope=true'], { encoding: 'utf8', timeout: 60_000 })
+  const bad = runServerSync(['--feature-gates=Nope=true'])
   assert.equal(bad.status, 2)
   assert.match(bad.stderr, /error: invalid argument "Nope=true" for "--feature-gates" flag: unrecognized feature gate: Nope/)
 })
