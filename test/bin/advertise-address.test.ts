@@ -1,16 +1,13 @@
 // A server bound to every interface writes a kubeconfig clients can use: the address it
 // advertises (never 0.0.0.0), in the serving certificate too, so kubectl verifies it.
 import assert from 'node:assert/strict'
-import { execFile } from 'node:child_process'
 import { X509Certificate } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { test } from 'node:test'
-import { promisify } from 'node:util'
 import { parseFlags } from '../../bin/flags.js'
 import { startServer } from '../helpers/server.js'
-
-const run = promisify(execFile)
+import { kubectlFor } from '../helpers/kubectl.js'
 
 test('--advertise-address takes an IP clients can reach, never a wildcard', () => {
   assert.equal(parseFlags(['--advertise-address', '10.0.0.5'], {}).advertiseAddress, '10.0.0.5')
@@ -28,6 +25,6 @@ test('bound to 0.0.0.0, the kubeconfig names the external host name, and kubectl
   assert.equal(serving.checkHost('api.example.test'), 'api.example.test')
   // The advertised address answers, and kubectl verifies the certificate for it.
   const port = new URL(server.server).port
-  const { stdout } = await run('kubectl', ['--kubeconfig', server.kubeconfig, '--server', `https://127.0.0.2:${port}`, 'get', 'namespace', 'default', '-o', 'name'])
+  const stdout = await kubectlFor({ kubeconfig: server.kubeconfig }).ok(['--server', `https://127.0.0.2:${port}`, 'get', 'namespace', 'default', '-o', 'name'])
   assert.equal(stdout.trim(), 'namespace/default')
 })

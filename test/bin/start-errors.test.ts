@@ -6,13 +6,12 @@ import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
+import { runServerSync } from '../helpers/server.js'
 
-const ROOT = new URL('../..', import.meta.url).pathname
 const NOBODY = 65534
 
 function start (dataDir: string, ...flags: string[]): { status: number | null, stderr: string, stdout: string } {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', 'bin/server.ts', '--secure-port', '0', '--data-dir', dataDir, ...flags],
-    { cwd: ROOT, encoding: 'utf8', timeout: 60_000, env: { ...process.env, DATABASE_URL: '' } })
+  const run = runServerSync(['--secure-port', '0', '--data-dir', dataDir, ...flags], { DATABASE_URL: '' })
   return { status: run.status, stderr: run.stderr, stdout: run.stdout }
 }
 

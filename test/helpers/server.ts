@@ -15,10 +15,10 @@ export function runServer (args: string[]): ChildProcess {
   return spawn(command, argv, { cwd, stdio: ['ignore', 'pipe', 'pipe'] })
 }
 
-/** Runs the built server with exactly these flags to its exit (--help, refused flags). */
-export function runServerSync (args: string[]): SpawnSyncReturns<string> {
+/** Runs the built server with exactly these flags (and environment additions) to its exit (--help, refused flags, failed starts). */
+export function runServerSync (args: string[], env: NodeJS.ProcessEnv = {}): SpawnSyncReturns<string> {
   const { command, args: argv, cwd } = serverCommand(args)
-  return spawnSync(command, argv, { cwd, encoding: 'utf8', timeout: 60_000 })
+  return spawnSync(command, argv, { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } })
 }
 
 /** When `path` was last written, or undefined while it does not exist. */
