@@ -18,7 +18,7 @@ interface KnownDefect {
 
 const KNOWN_DEFECTS: readonly KnownDefect[] = [{
   behaviour: deleteCollectionAnswer,
-  reason: 'deletecollection answers a Status (plugins/rest/index.ts); the reference store answers the list of the objects it deleted'
+  reason: 'deletecollection answers a Status (plugins/rest/delete-verbs.ts); the reference store answers the list of the objects it deleted'
 }, {
   behaviour: serverSideApply,
   apiVersion: 'events.svc.io/v1',
@@ -31,7 +31,7 @@ const KNOWN_DEFECTS: readonly KnownDefect[] = [{
   reason: 'a /status write whose body leaves out spec is 422 "spec: Required value": the schema\'s required spec is checked on the body before the stored spec is carried over, which the reference does not do'
 }, {
   behaviour: protobufVirtualAnswer,
-  reason: 'Accept protobuf on a create-only kind is 406: negotiation (plugins/rest/index.ts) offers protobuf only for kinds with a <Kind>List message, which a kind without lists has none of; the reference answers in protobuf'
+  reason: 'Accept protobuf on a create-only kind is 406: negotiation (plugins/rest/dispatch.ts) offers protobuf only for kinds with a <Kind>List message, which a kind without lists has none of; the reference answers in protobuf'
 }, {
   behaviour: emptiedFinalizers,
   reason: 'metadata keeps `finalizers: []` (and `labels: {}`) once a write empties them, where the reference omits empty ObjectMeta lists and maps; the JSON answer then differs from the protobuf one, which cannot hold an empty list'
