@@ -25,18 +25,16 @@ export default fp(async function tokenRequest (fastify: FastifyInstance) {
   fastify.resources.addSubresource({ group: '', resource: 'serviceaccounts' }, 'token', {
     verbs: ['create'],
     sensitive: true,
+    requestKind: { apiVersion: API_VERSION, kind: 'TokenRequest' },
     async create (_ctx, account, body) {
       const kind = { group: GROUPS.authentication, kind: 'TokenRequest' }
       const name: string = account.metadata.name
       const namespace: string = account.metadata.namespace
-      if (body.apiVersion !== undefined && body.apiVersion !== API_VERSION) {
-        throw badRequest(`the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${API_VERSION})`)
-      }
-      if (body.kind !== undefined && body.kind !== 'TokenRequest') throw badRequest(`the kind in the data (${String(body.kind)}) does not match the expected kind (TokenRequest)`)
       if (body.metadata?.name !== undefined && body.metadata.name !== '' && body.metadata.name !== name) {
         throw badRequest('the name of the object in the request body does not match the name in the URL')
       }
-      const spec: AnyObject = { ...(body.spec ?? {}) }
+      // Fields a typed client leaves null (kubectl 1.27 sends `audiences: null`) are unset.
+      const spec: AnyObject = Object.fromEntries(Object.entries(body.spec ?? {}).filter(([, v]) => v !== null))
       const errors: FieldError[] = []
       spec.expirationSeconds ??= DEFAULT_EXPIRATION_SECONDS
       if (!Number.isInteger(spec.expirationSeconds)) errors.push({ type: 'Invalid', field: 'spec.expirationSeconds', value: spec.expirationSeconds, detail: 'must be an integer' })
@@ -73,7 +71,8 @@ export default fp(async function tokenRequest (fastify: FastifyInstance) {
       })
       return {
         kind: 'TokenRequest',
-        apiVersion: API_VERSION,
+        // In the group the client named (its typed client decodes only its own spelling).
+        apiVersion: typeof body.apiVersion === 'string' ? body.apiVersion : API_VERSION,
         metadata: { name, namespace, creationTimestamp: null },
         spec,
         status: { token: issued.token, expirationTimestamp: issued.expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z') }

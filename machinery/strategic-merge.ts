@@ -107,13 +107,16 @@ function withoutKey (o: Json, key: string): Json {
   return out
 }
 
-/** Values added wholesale carry no directives into the stored object. */
+/**
+ * Values added wholesale carry no directives into the stored object, nor nulls: a null for a key
+ * the object does not have deletes nothing and is dropped (the reference's IgnoreUnmatchedNulls).
+ */
 function stripDirectives (v: unknown): unknown {
   if (Array.isArray(v)) return v.filter(e => !(isMap(e) && e[DIRECTIVE] !== undefined && Object.keys(e).length === 1)).map(stripDirectives)
   if (!isMap(v)) return v
   const out: Json = {}
   for (const [k, val] of Object.entries(v)) {
-    if (k === DIRECTIVE || k === RETAIN_KEYS || k.startsWith(DELETE_FROM_PRIMITIVE_LIST) || k.startsWith(SET_ELEMENT_ORDER)) continue
+    if (val === null || k === DIRECTIVE || k === RETAIN_KEYS || k.startsWith(DELETE_FROM_PRIMITIVE_LIST) || k.startsWith(SET_ELEMENT_ORDER)) continue
     setKey(out, k, stripDirectives(val))
   }
   return out

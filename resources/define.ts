@@ -141,6 +141,11 @@ export interface SubresourceDefinition<T = AnyObject> {
    * ApiError for bad requests.
    */
   create? (ctx: RequestContext, parent: T, body: AnyObject): Promise<AnyObject> | AnyObject
+  /**
+   * The type of what `create` takes when it is another kind than the parent's (serviceaccounts/token
+   * takes an authentication-group TokenRequest): request bodies are decoded and checked as it.
+   */
+  requestKind?: { apiVersion: string, kind: string }
   /** The verbs served; default get, update, patch. */
   verbs?: Verb[]
   /** The main resource keeps this part from the stored object on update (status). */

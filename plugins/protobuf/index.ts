@@ -21,7 +21,11 @@ export const PROTOBUF_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.protobuf, ME
  * A kind that is not of the URL's group (a subresource's, as TokenRequest on serviceaccounts/token)
  * is read in the group its typeMeta names.
  */
-export function decodeProtobufObject (codec: ProtobufCodec, body: Buffer | undefined, expected: TypeMeta, alsoAccepted: string[] = []): AnyObject {
+/**
+ * `keepApiVersion`: the object keeps the group spelling its envelope names (a subresource's request
+ * kind, answered in the spelling the client used) rather than reading as the URL's group.
+ */
+export function decodeProtobufObject (codec: ProtobufCodec, body: Buffer | undefined, expected: TypeMeta, alsoAccepted: string[] = [], keepApiVersion = false): AnyObject {
   if (body === undefined || body.length === 0) throw badRequest('the request body is empty')
   let typeMeta: TypeMeta
   try {
@@ -45,7 +49,7 @@ export function decodeProtobufObject (codec: ProtobufCodec, body: Buffer | undef
   try {
     const obj = codec.decode(body, { apiVersion, kind })
     // A twin group name in the body reads as the group of the URL, as the JSON path sees it.
-    if (sameApiVersion(apiVersion, expected.apiVersion)) obj.apiVersion = expected.apiVersion
+    if (!keepApiVersion && sameApiVersion(apiVersion, expected.apiVersion)) obj.apiVersion = expected.apiVersion
     return obj
   } catch (err) {
     if (err instanceof EnvelopeError) throw badRequest(err.message)

@@ -29,7 +29,10 @@ const looksLikeJson = (text: string): boolean => /^\s*\{/.test(text)
  * nested past MAX_NESTING_DEPTH (`tooDeep` words that error as the caller's decoder would).
  */
 export function decodeBody (request: FastifyRequest, allowed: string[], tooDeep: () => ApiError): unknown {
-  const type = mediaType(request)
+  // No Content-Type at all reads as the first serializer, JSON, as the reference's decoder does
+  // (Patroni posts without one).
+  const sent = mediaType(request)
+  const type = sent === '' && allowed.includes(MEDIA_TYPES.json) ? MEDIA_TYPES.json : sent
   const body = request.body as Buffer | undefined
   if (!allowed.includes(type)) throw unsupportedMediaType(type, allowed)
   if (body === undefined || body.length === 0) throw badRequest('the request body is empty')
@@ -60,12 +63,15 @@ const undecodableObject = (kind: string, body: Buffer | undefined, why: string):
   return badRequest(`the object provided is unrecognized (must be of type ${kind}): ${why} (${summary})`)
 }
 
-/** An object body of `kind` in any of the body media types; protobuf's type meta is checked as it is read. */
-export function decodeRequestObject (request: FastifyRequest, kind: string): AnyObject {
+/**
+ * An object body of `kind` (of the path's group version unless `apiVersion` says another) in any
+ * of the body media types; protobuf's type meta is checked as it is read.
+ */
+export function decodeRequestObject (request: FastifyRequest, kind: string, apiVersion?: string): AnyObject {
   if (PROTOBUF_MEDIA_TYPES.includes(mediaType(request))) {
-    const { apiGroup, apiVersion } = request.requestInfo
-    const expected = { apiVersion: apiGroup === '' ? apiVersion : `${apiGroup}/${apiVersion}`, kind }
-    return decodeProtobufObject(request.server.protobuf, request.body as Buffer | undefined, expected, kind === 'DeleteOptions' ? [`${GROUPS.meta}/v1`] : [])
+    const { apiGroup, apiVersion: pathVersion } = request.requestInfo
+    const expected = { apiVersion: apiVersion ?? (apiGroup === '' ? pathVersion : `${apiGroup}/${pathVersion}`), kind }
+    return decodeProtobufObject(request.server.protobuf, request.body as Buffer | undefined, expected, kind === 'DeleteOptions' ? [`${GROUPS.meta}/v1`] : [], apiVersion !== undefined)
   }
   const value = decodeBody(request, BODY_TYPES, () => undecodableObject(kind, request.body as Buffer | undefined, `couldn't get version/kind; json parse error: ${DEPTH_ERROR}`))
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -6,10 +6,11 @@ import { applyPatch, PATCH_TYPES, type PatchType } from '../../machinery/patch.j
 import { serverSideApply } from './apply-request.js'
 import { sendDocument, sendObject } from './encode.js'
 import { parseWriteOptions, type WriteOptions } from './options.js'
-import { checkDuplicates, decodeBody, DEPTH_ERROR, mediaType } from './request-body.js'
+import { checkDuplicates, decodeBody, decodeRequestObject, DEPTH_ERROR, mediaType } from './request-body.js'
 import { callerOf, relay, type RestCall } from './rest-call.js'
 import { answerJson, decodeServed, servedObject, toStored } from './served-form.js'
 import type { Caller } from './store.js'
+import { checkTypeMeta } from './type-meta.js'
 
 export async function create (call: RestCall): Promise<unknown> {
   const o = parseWriteOptions(call.query, 'CreateOptions')
@@ -26,7 +27,10 @@ export async function create (call: RestCall): Promise<unknown> {
 export async function createOnSubresource (call: RestCall): Promise<unknown> {
   const o = parseWriteOptions(call.query, 'CreateOptions')
   const c = callerOf(call, o.fieldManager)
-  const answer = await call.store.createOnSubresource(call.namespace, call.info.name, call.subresource, decodeServed(call, call.stored.kind), o, c)
+  const requestKind = call.stored.subresources[call.subresource]!.requestKind
+  const body = requestKind === undefined ? decodeServed(call, call.stored.kind) : decodeRequestObject(call.request, requestKind.kind, requestKind.apiVersion)
+  if (requestKind !== undefined) checkTypeMeta(body, requestKind)
+  const answer = await call.store.createOnSubresource(call.namespace, call.info.name, call.subresource, body, o, c)
   relay(call.reply, c)
   return sendDocument(call.reply, 201, answer, call.enc)
 }
