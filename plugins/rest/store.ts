@@ -2,7 +2,7 @@
 // strategy, validation, storage), driven by the kind's definition alone.
 import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
-import { ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, strictDecodingError } from '../../resources/status.js'
+import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, strictDecodingError } from '../../resources/status.js'
 import { type AnyObject, type Pools, type RequestContext, type Resource, type StreamLocation, type VirtualContext } from '../../resources/define.js'
 import { StorageError, type Storage, type StoredObject, type WatchCache } from '../../storage/interface.js'
 import type { AdmissionChain } from '../../resources/admission.js'
@@ -183,7 +183,11 @@ export class GenericStore extends StoreReads implements ResourceStore {
         recordManagedFields(obj, undefined, this.managerInfo(caller, ''), this.resource.schema, this.resource.subresources.status !== undefined)
       }
       this.checkManagedFields(obj)
-      if (opts.dryRun) return { json: JSON.stringify(obj), object: obj }
+      if (opts.dryRun) {
+        // As the reference's dry-run storage: the create that would fail on an existing key fails.
+        if (!generated && await this.readRecent(this.key(namespace, obj.metadata.name), obj.metadata.name) !== undefined) throw alreadyExists(this.gr, obj.metadata.name)
+        return { json: JSON.stringify(obj), object: obj }
+      }
       for (let attempt = 1; ; attempt++) {
         try {
           const stored = await this.write({ type: 'create', key: this.key(namespace, obj.metadata.name), value: obj as any })

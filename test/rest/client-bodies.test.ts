@@ -56,3 +56,27 @@ describe('bodies real clients send', () => {
     assert.match(other.json().message, /the API version in the data \(authentication\.k8s\.io\/v2\) does not match the expected API version/)
   })
 })
+
+describe('server-side dry run checks as the real request does', () => {
+  it('a dry-run create of an existing name is 409 AlreadyExists; of a new one, answered with managedFields and nothing stored', async (t) => {
+    const api = await buildTestApp(t)
+    assert.equal((await api.request({ method: 'POST', url: CMS, payload: { metadata: { name: 'c1' }, data: { a: 'b' } } })).statusCode, 201)
+    const again = await api.request({ method: 'POST', url: `${CMS}?dryRun=All`, payload: { metadata: { name: 'c1' }, data: { a: 'c' } } })
+    assert.equal(again.statusCode, 409, again.body)
+    assert.equal(again.json().reason, 'AlreadyExists')
+    const fresh = await api.request({ method: 'POST', url: `${CMS}?dryRun=All`, payload: { metadata: { name: 'c2' }, data: { a: 'c' } } })
+    assert.equal(fresh.statusCode, 201, fresh.body)
+    assert.ok(Array.isArray(fresh.json().metadata.managedFields))
+    assert.equal((await api.request({ method: 'GET', url: `${CMS}/c2` })).statusCode, 404)
+  })
+
+  it('a dry-run update with a stale resourceVersion is 409 Conflict', async (t) => {
+    const api = await buildTestApp(t)
+    const created = await api.request({ method: 'POST', url: CMS, payload: { metadata: { name: 'c1' }, data: { a: 'b' } } })
+    const current = created.json() as { metadata: Record<string, unknown> }
+    assert.equal((await api.request({ method: 'PUT', url: `${CMS}/c1`, payload: { ...current, data: { a: 'c' } } })).statusCode, 200)
+    const stale = await api.request({ method: 'PUT', url: `${CMS}/c1?dryRun=All`, payload: { ...current, data: { a: 'd' } } })
+    assert.equal(stale.statusCode, 409, stale.body)
+    assert.equal(stale.json().reason, 'Conflict')
+  })
+})
