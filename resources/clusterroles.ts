@@ -21,6 +21,8 @@ export default defineResource({
   schema,
   nameRule: 'PathSegment',
   strategy: {
+    // PUT creates, as the reference's strategy allows (AllowCreateOnUpdate).
+    allowCreateOnUpdate: true,
     validate: (role) => [...validateRules(role.rules, false), ...validateAggregationRule(role.aggregationRule)]
   },
   example: {

@@ -206,6 +206,8 @@ export default defineResource({
   ignoredByGarbageCollector: true,
   schema,
   strategy: {
+    // PUT creates, as the reference's strategy allows (AllowCreateOnUpdate).
+    allowCreateOnUpdate: true,
     validate (ev, ctx) {
       const errors = validateAnyEvent(ev)
       if (!throughEventsV1(ctx) && set(ev.type) && !TYPES.includes(ev.type as string)) errors.push({ type: 'NotSupported', field: 'type', value: ev.type, supported: TYPES })

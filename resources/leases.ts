@@ -55,6 +55,8 @@ export default defineResource({
   schema,
   generation: false,
   strategy: {
+    // PUT creates, as the reference's strategy allows (AllowCreateOnUpdate).
+    allowCreateOnUpdate: true,
     prepareForCreate (lease: Lease, ctx) {
       lease.spec ??= {}
       if (!ctx.features.enabled('CoordinatedLeaderElection')) dropCoordinatedFields(lease)

@@ -115,6 +115,8 @@ export default defineResource({
   schema,
   generation: false,
   strategy: {
+    // PUT creates, as the reference's strategy allows (AllowCreateOnUpdate).
+    allowCreateOnUpdate: true,
     prepareForCreate: (lr) => { for (const item of lr.spec?.limits ?? []) defaultItem(item) },
     prepareForUpdate: (lr) => { for (const item of lr.spec?.limits ?? []) defaultItem(item) },
     validate (lr) {

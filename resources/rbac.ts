@@ -142,6 +142,8 @@ type Binding = { subjects?: SubjectT[], roleRef?: RoleRefT }
 /** What RoleBinding and ClusterRoleBinding share: defaults, validation, an immutable roleRef. */
 export function bindingStrategy (roleKinds: string[], namespaced: boolean): Strategy<Binding> {
   return {
+    // PUT creates, as the reference's strategy allows (AllowCreateOnUpdate).
+    allowCreateOnUpdate: true,
     prepareForCreate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
     prepareForUpdate: (b) => { defaultSubjects(b.subjects); canonicalRoleRef(b.roleRef) },
     validate: (b) => [...validateRoleRef(b.roleRef, roleKinds), ...validateSubjects(b.subjects, namespaced)],

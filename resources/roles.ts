@@ -18,6 +18,8 @@ export default defineResource({
   schema,
   nameRule: 'PathSegment',
   strategy: {
+    // PUT creates, as the reference's strategy allows (AllowCreateOnUpdate).
+    allowCreateOnUpdate: true,
     validate: (role) => validateRules(role.rules, true)
   },
   example: {

@@ -29,6 +29,8 @@ export default defineResource({
   shortNames: ['sa'],
   scope: 'Namespaced',
   schema,
+  // PUT creates, as the reference's strategy allows (AllowCreateOnUpdate).
+  strategy: { allowCreateOnUpdate: true },
   columns: [
     { name: 'Secrets', type: 'integer', value: (sa) => (sa.secrets ?? []).length }
   ],

@@ -166,6 +166,8 @@ export default defineResource({
   deleteReturns: 'Object',
   subresources: { status: statusSubresource() },
   strategy: {
+    // PUT creates, as the reference's strategy allows (AllowCreateOnUpdate).
+    allowCreateOnUpdate: true,
     prepareForCreate (svc) {
       defaultService(svc)
       normalizeCreatedClusterIPs(svc)
