@@ -9,6 +9,7 @@ import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import type { UserInfo } from '../../resources/user-info.js'
 import { atLeast, evaluate, loadPolicy, type AuditAttributes, type Decision, type Level, type Policy, type Stage } from './policy.js'
 import { createAuditLogWriter, type AuditLogOptions, type AuditLogWriter } from './log-writer.js'
+import { PROTOBUF_MEDIA_TYPES } from '../protobuf/index.js'
 
 export interface AuditOptions extends Partial<AuditLogOptions> {
   /** --audit-policy-file */
@@ -80,6 +81,24 @@ function userOf (u: UserInfo | undefined): Record<string, unknown> {
   if (u.groups.length > 0) out.groups = u.groups
   if (u.extra !== undefined && Object.keys(u.extra).length > 0) out.extra = u.extra
   return out
+}
+
+/** The string fields of an object's metadata that an audit objectRef takes. */
+function metadataOf (obj: Record<string, unknown> | undefined): { name?: string, namespace?: string, uid?: string, resourceVersion?: string } | undefined {
+  const meta = obj?.metadata
+  if (typeof meta !== 'object' || meta === null) return undefined
+  const field = (k: string): string | undefined => typeof (meta as Record<string, unknown>)[k] === 'string' ? (meta as Record<string, string>)[k] : undefined
+  return { name: field('name'), namespace: field('namespace'), uid: field('uid'), resourceVersion: field('resourceVersion') }
+}
+
+/** The request's object in any body encoding (kubectl writes protobuf), or undefined. */
+function requestObjectOf (request: FastifyRequest, body: unknown, contentType: string | undefined): Record<string, unknown> | undefined {
+  if (!PROTOBUF_MEDIA_TYPES.includes((contentType ?? '').split(';')[0]!.trim().toLowerCase())) return decode(body, contentType)
+  try {
+    return Buffer.isBuffer(body) ? request.server.protobuf.decode(body) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** A JSON or YAML document from bytes, or undefined when it is neither (protobuf, empty). */
@@ -159,11 +178,19 @@ export default fp(async function audit (fastify: FastifyInstance, opts: AuditOpt
       const ua = request.headers['user-agent']
       if (ua !== undefined) event.userAgent = ua
       if (i.isResourceRequest) {
+        // After the handler has read the body, the object it names fills what the path does not
+        // (the reference's LogRequestObject, at every level): a create's name, a write's uid and
+        // resourceVersion. Before name generation, so a generateName create keeps no name.
+        const meta = stage !== 'RequestReceived' && (i.verb === 'create' || i.verb === 'update') ? metadataOf(requestObjectOf(request, body, contentType)) : undefined
         const ref: Record<string, string> = { resource: i.resource }
-        if (i.namespace !== '') ref.namespace = i.namespace
-        if (i.name !== '') ref.name = i.name
+        const namespace = i.namespace !== '' ? i.namespace : meta?.namespace
+        if (namespace !== undefined && namespace !== '') ref.namespace = namespace
+        const name = i.name !== '' ? i.name : meta?.name
+        if (name !== undefined && name !== '') ref.name = name
+        if (meta?.uid !== undefined && meta.uid !== '') ref.uid = meta.uid
         if (i.apiGroup !== '') ref.apiGroup = i.apiGroup
         ref.apiVersion = i.apiVersion
+        if (meta?.resourceVersion !== undefined && meta.resourceVersion !== '') ref.resourceVersion = meta.resourceVersion
         if (i.subresource !== '') ref.subresource = i.subresource
         event.objectRef = ref
       }

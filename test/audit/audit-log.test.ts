@@ -82,7 +82,9 @@ test('the audit log records who created, changed and deleted an object', async (
   assert.equal(done.verb, 'create')
   assert.equal(done.user.username, 'alice')
   assert.deepEqual(done.user.groups, ['developers', 'qa', 'system:authenticated'])
-  assert.deepEqual(done.objectRef, { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' })
+  // The created object's name, from the request object, as the reference's LogRequestObject fills it.
+  assert.deepEqual(done.objectRef, { resource: 'configmaps', namespace: 'default', name: 'audited', apiVersion: 'v1' })
+  assert.deepEqual(create[0]!.objectRef, { resource: 'configmaps', namespace: 'default', apiVersion: 'v1' }, 'RequestReceived comes before the body is read')
   assert.deepEqual(done.responseStatus, { metadata: {}, code: 201 })
   assert.equal(done.requestObject.data.k, 'v1')
   assert.equal(done.responseObject.metadata.name, 'audited')

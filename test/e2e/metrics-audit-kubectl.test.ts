@@ -37,7 +37,7 @@ test('kubectl: --runtime-config, the audit log and /metrics', { skip: hasKubectl
     return lines
   })
   const changes = events.filter(e => e.objectRef?.resource === 'configmaps')
-  assert.deepEqual(changes.map(e => [e.verb, e.objectRef.name ?? '', e.responseStatus.code]), [['create', '', 201], ['patch', 'audited', 200], ['delete', 'audited', 200]])
+  assert.deepEqual(changes.map(e => [e.verb, e.objectRef.name ?? '', e.responseStatus.code]), [['create', 'audited', 201], ['patch', 'audited', 200], ['delete', 'audited', 200]])
   // Who: the kubeconfig's client certificate user, on every change.
   const users = new Set(changes.map(e => e.user.username))
   assert.equal(users.size, 1)
