@@ -92,8 +92,8 @@ function metadataOf (obj: Record<string, unknown> | undefined): { name?: string,
 }
 
 /** The request's object in any body encoding (kubectl writes protobuf), or undefined. */
-function requestObjectOf (request: FastifyRequest, body: unknown, contentType: string | undefined): Record<string, unknown> | undefined {
-  if (!PROTOBUF_MEDIA_TYPES.includes((contentType ?? '').split(';')[0]!.trim().toLowerCase())) return decode(body, contentType)
+function requestObjectOf (request: FastifyRequest, body: unknown, contentType: string | undefined, document: () => Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!PROTOBUF_MEDIA_TYPES.includes((contentType ?? '').split(';')[0]!.trim().toLowerCase())) return document()
   try {
     return Buffer.isBuffer(body) ? request.server.protobuf.decode(body) : undefined
   } catch {
@@ -161,6 +161,9 @@ export default fp(async function audit (fastify: FastifyInstance, opts: AuditOpt
     const body = request.body
     const payload = ctx.payload
     writer.write(() => {
+      // The body as a JSON or YAML document, decoded at most once for the objectRef and requestObject.
+      let decoded: { value: Record<string, unknown> | undefined } | undefined
+      const document = (): Record<string, unknown> | undefined => (decoded ??= { value: decode(body, contentType) }).value
       const i = request.requestInfo
       const level = ctx.decision.level
       const event: Record<string, unknown> = {
@@ -181,7 +184,7 @@ export default fp(async function audit (fastify: FastifyInstance, opts: AuditOpt
         // After the handler has read the body, the object it names fills what the path does not
         // (the reference's LogRequestObject, at every level): a create's name, a write's uid and
         // resourceVersion. Before name generation, so a generateName create keeps no name.
-        const meta = stage !== 'RequestReceived' && (i.verb === 'create' || i.verb === 'update') ? metadataOf(requestObjectOf(request, body, contentType)) : undefined
+        const meta = stage !== 'RequestReceived' && (i.verb === 'create' || i.verb === 'update') ? metadataOf(requestObjectOf(request, body, contentType, document)) : undefined
         const ref: Record<string, string> = { resource: i.resource }
         const namespace = i.namespace !== '' ? i.namespace : meta?.namespace
         if (namespace !== undefined && namespace !== '') ref.namespace = namespace
@@ -207,7 +210,7 @@ export default fp(async function audit (fastify: FastifyInstance, opts: AuditOpt
       }
       // The body is decoded by the handler, after RequestReceived, as the reference server's is.
       if (atLeast(level, 'Request') && stage !== 'RequestReceived') {
-        const requestObject = decode(body, contentType)
+        const requestObject = document()
         if (requestObject !== undefined) event.requestObject = ctx.decision.omitManagedFields ? withoutManagedFields(requestObject) : requestObject
       }
       if (atLeast(level, 'RequestResponse') && stage === 'ResponseComplete') {
