@@ -180,18 +180,20 @@ export const RBAC = {
   bootstrappingValue: 'rbac-defaults'
 } as const
 
-/** Upstream groups real clients hard-code in paths; requests to them are served by our group. */
-export const GROUP_ALIASES: Readonly<Record<string, string>> = {
-  [upstreamGroup('authorization')]: GROUPS.authorization,
-  // kubectl create role/rolebinding/clusterrole/clusterrolebinding use typed upstream clients.
-  [upstreamGroup('rbac.authorization')]: GROUPS.rbac,
-  // kubectl certificate approve|deny and kubectl auth whoami use typed upstream clients.
-  [upstreamGroup('certificates')]: GROUPS.certificates,
-  [upstreamGroup('authentication')]: GROUPS.authentication,
-  // kubectl create ingress uses a typed upstream client.
-  [upstreamGroup('networking')]: GROUPS.networking,
-  // client-go's events/v1 recorder writes through events.k8s.io.
-  [upstreamGroup('events')]: GROUPS.events
+/**
+ * The one rule for upstream spellings: every vendor group (`storage.svc.io`) is served under its
+ * upstream twin (`storage.k8s.io`) too, because typed clients hard-code those names (client-go's
+ * and @kubernetes/client-node's typed APIs, leader election, `kubectl auth reconcile`,
+ * `kubectl create token`). Paths, bodies, answers, admission and audit take either spelling; a
+ * kind whose group is in GROUPS has it with no more said (test/architecture holds every kind to
+ * that). Groups without a vendor suffix (apps, batch) are spelled alike by both.
+ */
+export const GROUP_ALIASES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.values(GROUPS).map(g => [upstreamTwin(g), g]))
+
+/** `storage.svc.io` → `storage.k8s.io`; a group without the vendor suffix is its own twin. */
+export function upstreamTwin (group: string): string {
+  return group.endsWith(`.${GROUP_SUFFIX}`) ? `${group.slice(0, -GROUP_SUFFIX.length)}${UPSTREAM_GROUP_SUFFIX}` : group
 }
 
 /**
@@ -204,6 +206,9 @@ export const DISCOVERED_ALIASES: readonly string[] = [upstreamGroup('certificate
 
 /** Our name of a group a client may spell the upstream way (roleRef.apiGroup from kubectl). */
 export const canonicalGroup = (name: string): string => GROUP_ALIASES[name] ?? name
+
+/** Whether two group names are one group, spelled either way (a rule naming `coordination.k8s.io` grants leases of `coordination.svc.io`). */
+export const sameGroup = (a: string, b: string): boolean => a === b || canonicalGroup(a) === canonicalGroup(b)
 
 /** The ABAC policy file format is upstream's, group name included. */
 export const ABAC_API_VERSION = 'abac.authorization.kubernetes.io/v1beta1'

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs'
 import type { FastifyInstance } from 'fastify'
 import type { Attributes, RuleSet } from '../../resources/authorization.js'
 import type { UserInfo } from '../../resources/user-info.js'
-import { ABAC_API_VERSION } from '../../resources/naming.js'
+import { ABAC_API_VERSION, sameGroup } from '../../resources/naming.js'
 import { AUTHENTICATED_GROUP } from '../../resources/user-info.js'
 import { nonResourceURLMatches } from '../rbac/rules.js'
 
@@ -71,7 +71,7 @@ const is = (pattern: string | undefined, value: string): boolean => pattern === 
 export function policyMatches (p: PolicySpec, a: Attributes): boolean {
   if (!subjectMatches(p, a.user)) return false
   if (p.readonly === true && !READ_ONLY.has(a.verb)) return false
-  if (a.isResourceRequest) return is(p.namespace, a.namespace) && is(p.resource, a.resource) && is(p.apiGroup, a.apiGroup)
+  if (a.isResourceRequest) return is(p.namespace, a.namespace) && is(p.resource, a.resource) && (p.apiGroup === '*' || (p.apiGroup !== undefined && sameGroup(p.apiGroup, a.apiGroup)))
   return p.nonResourcePath !== undefined && p.nonResourcePath !== '' && nonResourceURLMatches(p.nonResourcePath, a.path)
 }
 

@@ -1,6 +1,7 @@
 // RBAC rule semantics: whether a rule allows a request, and whether one set of rules covers
 // another (escalation prevention), as the reference server defines them.
 import type { Attributes } from '../../resources/authorization.js'
+import { sameGroup } from '../../resources/naming.js'
 
 export interface PolicyRule {
   verbs: string[]
@@ -16,7 +17,9 @@ const hasAll = (set: readonly string[] | undefined, values: readonly string[] | 
   (values ?? []).every(v => has(set, v))
 
 const verbMatches = (r: PolicyRule, verb: string): boolean => has(r.verbs, ALL) || has(r.verbs, verb)
-const groupMatches = (r: PolicyRule, group: string): boolean => has(r.apiGroups, ALL) || has(r.apiGroups, group)
+// Either spelling of a vendor group names it (rules copied from upstream manifests name `*.k8s.io`).
+const hasGroup = (set: readonly string[] | undefined, group: string): boolean => set !== undefined && set.some(g => sameGroup(g, group))
+const groupMatches = (r: PolicyRule, group: string): boolean => has(r.apiGroups, ALL) || hasGroup(r.apiGroups, group)
 
 function resourceMatches (r: PolicyRule, combined: string, subresource: string): boolean {
   for (const res of r.resources ?? []) {
@@ -79,7 +82,7 @@ const nonResourceURLCovers = (owner: string, wanted: string): boolean =>
 
 function ruleCovers (owner: PolicyRule, sub: PolicyRule): boolean {
   const verbs = has(owner.verbs, ALL) || hasAll(owner.verbs, sub.verbs)
-  const groups = has(owner.apiGroups, ALL) || hasAll(owner.apiGroups, sub.apiGroups)
+  const groups = has(owner.apiGroups, ALL) || (sub.apiGroups ?? []).every(g => hasGroup(owner.apiGroups, g))
   const resources = resourcesCoverAll(owner.resources, sub.resources)
   const urls = (sub.nonResourceURLs ?? []).every(p => (owner.nonResourceURLs ?? []).some(o => nonResourceURLCovers(o, p)))
   const ownerNames = owner.resourceNames ?? []

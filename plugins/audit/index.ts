@@ -191,7 +191,8 @@ export default fp(async function audit (fastify: FastifyInstance, opts: AuditOpt
         const name = i.name !== '' ? i.name : meta?.name
         if (name !== undefined && name !== '') ref.name = name
         if (meta?.uid !== undefined && meta.uid !== '') ref.uid = meta.uid
-        if (i.apiGroup !== '') ref.apiGroup = i.apiGroup
+        // The group as the client spelled it, upstream twin included: what the client asked for.
+        if (i.apiGroup !== '') ref.apiGroup = i.pathGroup !== '' ? i.pathGroup : i.apiGroup
         ref.apiVersion = i.apiVersion
         if (meta?.resourceVersion !== undefined && meta.resourceVersion !== '') ref.resourceVersion = meta.resourceVersion
         if (i.subresource !== '') ref.subresource = i.subresource

@@ -4,7 +4,7 @@
 // rule, nonResourceURLs a non-resource rule.
 import { readFileSync } from 'node:fs'
 import { parse as parseYaml } from 'yaml'
-import { GROUPS, upstreamGroup } from '../../resources/naming.js'
+import { GROUPS, sameGroup, upstreamGroup } from '../../resources/naming.js'
 import type { UserInfo } from '../../resources/user-info.js'
 import { dnsSubdomainProblems } from '../../resources/validation.js'
 
@@ -159,7 +159,7 @@ function matchesResource (r: PolicyRule, a: AuditAttributes): boolean {
   if (r.resources === undefined || r.resources.length === 0) return true
   const combined = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`
   for (const gr of r.resources) {
-    if ((gr.group ?? '') !== a.apiGroup) continue
+    if (!sameGroup(gr.group ?? '', a.apiGroup)) continue
     if (gr.resources === undefined || gr.resources.length === 0) return true
     if (gr.resourceNames !== undefined && gr.resourceNames.length > 0 && !gr.resourceNames.includes(a.name)) continue
     for (const res of gr.resources) {

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { compactRules, compactString, ruleAllows, uncovered, type PolicyRule } from '../../auth/rbac/rules.js'
 import type { Attributes } from '../../resources/authorization.js'
+import { GROUPS, upstreamGroup } from '../../resources/naming.js'
 
 const user = { username: 'u', groups: [] }
 const res = (verb: string, apiGroup: string, resource: string, more: Partial<Attributes> = {}): Attributes => ({
@@ -36,6 +37,9 @@ const cases: Array<{ name: string, rule: PolicyRule, attrs: Attributes, want: bo
   { name: 'non-resource URL prefix *', rule: { verbs: ['get'], nonResourceURLs: ['/healthz/*'] }, attrs: url('get', '/healthz/etcd'), want: true },
   { name: 'non-resource URL without * is exact', rule: { verbs: ['get'], nonResourceURLs: ['/healthz'] }, attrs: url('get', '/healthz/etcd'), want: false },
   { name: 'non-resource URL *', rule: { verbs: ['*'], nonResourceURLs: ['*'] }, attrs: url('delete', '/anything'), want: true },
+  { name: 'upstream spelling of the group', rule: { verbs: ['get'], apiGroups: [upstreamGroup('coordination')], resources: ['leases'] }, attrs: res('get', GROUPS.coordination, 'leases'), want: true },
+  { name: 'our spelling for an upstream request', rule: { verbs: ['get'], apiGroups: [GROUPS.coordination], resources: ['leases'] }, attrs: res('get', upstreamGroup('coordination'), 'leases'), want: true },
+  { name: 'a twin is not another group', rule: { verbs: ['get'], apiGroups: [upstreamGroup('coordination')], resources: ['leases'] }, attrs: res('get', GROUPS.storage, 'leases'), want: false },
   { name: 'non-resource rule never matches a resource', rule: { verbs: ['*'], nonResourceURLs: ['*'] }, attrs: res('get', '', 'pods'), want: false }
 ]
 
@@ -48,7 +52,8 @@ describe('covers', () => {
     { verbs: ['get', 'list'], apiGroups: [''], resources: ['configmaps'] },
     { verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['s1'] },
     { verbs: ['update'], apiGroups: ['*'], resources: ['*/status'] },
-    { verbs: ['get'], nonResourceURLs: ['/logs/*'] }
+    { verbs: ['get'], nonResourceURLs: ['/logs/*'] },
+    { verbs: ['get'], apiGroups: [GROUPS.coordination], resources: ['leases'] }
   ]
   const table: Array<{ name: string, wanted: PolicyRule, missing: number }> = [
     { name: 'a subset of verbs', wanted: { verbs: ['get'], apiGroups: [''], resources: ['configmaps'] }, missing: 0 },
@@ -58,6 +63,7 @@ describe('covers', () => {
     { name: 'every secret', wanted: { verbs: ['get'], apiGroups: [''], resources: ['secrets'] }, missing: 1 },
     { name: 'a status subresource through */status', wanted: { verbs: ['update'], apiGroups: ['apps'], resources: ['deployments/status'] }, missing: 0 },
     { name: 'a path under a prefix', wanted: { verbs: ['get'], nonResourceURLs: ['/logs/a', '/logs/*'] }, missing: 0 },
+    { name: 'a group in its upstream spelling', wanted: { verbs: ['get'], apiGroups: [upstreamGroup('coordination')], resources: ['leases'] }, missing: 0 },
     { name: 'a path outside it', wanted: { verbs: ['get'], nonResourceURLs: ['/metrics'] }, missing: 1 }
   ]
   for (const c of table) it(c.name, () => { assert.equal(uncovered(owner, [c.wanted]).length, c.missing) })

@@ -3,6 +3,7 @@
 import type { Behaviour } from './behaviour.js'
 import { create, deleteCollection, deleteCollectionAnswer, deleteObject, fieldSelector, get, list, ownFieldSelectors, update } from './lifecycle.js'
 import { watch } from './watch.js'
+import { upstreamSpelling } from './upstream-spelling.js'
 import { emptiedFinalizers, jsonPatch, mergePatch, serverSideApply, strategicListMerge, strategicMergePatch } from './patches.js'
 import { mainResourceKeepsStatus, statusWriteChangesOnlyStatus } from './status.js'
 import { protobufRoundTrip, protobufVirtualAnswer, protobufVirtualBody, table } from './representations.js'
@@ -22,6 +23,7 @@ export const BEHAVIOURS: readonly Behaviour[] = [
   get,
   list,
   watch,
+  upstreamSpelling,
   fieldSelector,
   ownFieldSelectors,
   table,

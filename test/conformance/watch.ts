@@ -12,7 +12,7 @@ interface WatchEvent { type: string, object: AnyObject }
  * Reads a JSON watch stream until an event `wanted` accepts, then ends it; a watch is open-ended,
  * so the answer is read as a stream rather than waited for.
  */
-async function watchFor (api: TestApp, url: string, wanted: (e: WatchEvent) => boolean, timeoutMs = 10_000): Promise<WatchEvent> {
+export async function watchFor (api: TestApp, url: string, wanted: (e: WatchEvent) => boolean, timeoutMs = 10_000): Promise<WatchEvent> {
   const abort = new AbortController()
   const timer = setTimeout(() => abort.abort(), timeoutMs)
   try {
