@@ -44,7 +44,9 @@ export function requestAttributes (request: FastifyRequest): Attributes {
   const listsOne = info.verb === 'list' || info.verb === 'watch'
   return {
     user: request.user, verb: info.verb, isResourceRequest: info.isResourceRequest, path: info.path,
-    apiGroup: info.apiGroup, apiVersion: info.apiVersion, resource: info.resource, subresource: info.subresource,
+    // The group as the path spells it, as the reference authorizes: a webhook authorizer and the
+    // Forbidden message see what the client asked for; rules match either spelling.
+    apiGroup: info.pathGroup !== '' ? info.pathGroup : info.apiGroup, apiVersion: info.apiVersion, resource: info.resource, subresource: info.subresource,
     namespace: info.namespace, name: info.name === '' && listsOne ? info.fieldSelectorName : info.name
   }
 }

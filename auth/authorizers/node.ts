@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { Attributes, Verdict } from '../../resources/authorization.js'
-import { GROUPS } from '../../resources/naming.js'
+import { GROUPS, sameGroup } from '../../resources/naming.js'
 import { ruleAllows } from '../rbac/rules.js'
 import { DEFAULT_CLUSTER_ROLES } from '../rbac/bootstrap-policy.js'
 import { NodeGraph } from './node-graph.js'
@@ -45,7 +45,7 @@ export default fp(async function nodeAuthorizer (fastify: FastifyInstance) {
     if (node === undefined) return noOpinion('')
     if (!a.isResourceRequest) return NODE_RULES.some(r => ruleAllows(r, a)) ? { decision: 'Allow' } : noOpinion('')
     const core = a.apiGroup === ''
-    const storage = a.apiGroup === GROUPS.storage
+    const storage = sameGroup(a.apiGroup, GROUPS.storage)
     if (core && (a.resource === 'secrets' || a.resource === 'configmaps')) {
       if (!READ.has(a.verb)) return noOpinion('can only read resources of this type')
       if (a.subresource !== '') return noOpinion('cannot read subresource')

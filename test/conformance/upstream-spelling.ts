@@ -49,6 +49,10 @@ export const upstreamSpelling: Behaviour = {
     if (stores(s, 'delete')) {
       expectCode(await api.request({ method: 'DELETE', url: up.item(name) }), 200, 202)
       await expectGone(api, `${s.collection}/${name}`)
+      const missing = await api.request({ method: 'GET', url: up.item(name) })
+      expectCode(missing, 404)
+      assert.equal(missing.json().message, `${s.served.plural}.${twinOf(s)} "${name}" not found`)
+      assert.equal(missing.json().details.group, twinOf(s))
     }
   }
 }
