@@ -50,12 +50,13 @@ const skip = !hasPatroni
       ? 'running as root and there is no postgres user to run PostgreSQL as'
       : false
 
-async function freePort (): Promise<number> {
-  const s = createServer()
-  await new Promise<void>(resolve => s.listen(0, '127.0.0.1', resolve))
-  const { port } = s.address() as { port: number }
-  await new Promise(resolve => s.close(resolve))
-  return port
+/** `n` distinct free ports: all held open until each is chosen, so none comes twice. */
+async function freePorts (n: number): Promise<number[]> {
+  const servers = Array.from({ length: n }, () => createServer())
+  await Promise.all(servers.map(s => new Promise<void>(resolve => s.listen(0, '127.0.0.1', resolve))))
+  const ports = servers.map(s => (s.address() as { port: number }).port)
+  await Promise.all(servers.map(s => new Promise(resolve => s.close(resolve))))
+  return ports
 }
 
 const SCOPE = 'pg-e2e'
@@ -125,8 +126,9 @@ test('patroni: bootstrap, one leader, failover, switchover', { skip, timeout: 30
   const kubeconfig = writeUserKubeconfig(join(dir, 'kubeconfig'), { server: server.url, caPem: readFileSync(join(server.dir, 'pki', 'ca.crt'), 'utf8'), name: 'patroni', user: { token: USERS.bob.token } })
   own(kubeconfig)
 
-  for (const name of NAMES) {
-    const m: Member = { name, pgPort: await freePort(), restPort: await freePort(), dataDir: join(dir, name), config: join(dir, `${name}.yml`), log: '' }
+  const ports = await freePorts(2 * NAMES.length)
+  for (const [i, name] of NAMES.entries()) {
+    const m: Member = { name, pgPort: ports[2 * i]!, restPort: ports[2 * i + 1]!, dataDir: join(dir, name), config: join(dir, `${name}.yml`), log: '' }
     writeFileSync(m.config, stringify({
       scope: SCOPE,
       name,
