@@ -31,15 +31,24 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
       metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACES.default, labels: { component: 'apiserver', provider: 'kubernetes' } },
       spec: { type: 'ClusterIP', clusterIP: opts.clusterIP, clusterIPs: [opts.clusterIP], ipFamilyPolicy: 'SingleStack', sessionAffinity: 'None', ports }
     }
-    try {
-      await store.create(NAMESPACES.default, body, writeOptions, caller())
-      return
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err
-      if (err.code !== 409) {
-        // Its address is held by another Service: serve anyway, and say why it is missing.
-        fastify.log.warn({ err: err.message }, 'the kubernetes Service could not be created')
+    // Looked up before the create, as the reference's controller does: a create of a Service that
+    // exists claims its address first and is refused for that (422), not with the 409 of its name.
+    const exists = (): Promise<boolean> => store.get(NAMESPACES.default, KUBERNETES_SERVICE_NAME).then(() => true, (err: unknown) => {
+      if (err instanceof ApiError && err.code === 404) return false
+      throw err
+    })
+    if (!await exists()) {
+      try {
+        await store.create(NAMESPACES.default, body, writeOptions, caller())
         return
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err
+        // Another replica created it meanwhile (409, or 422 for its address): reconcile it below.
+        // Otherwise its address is held by another Service: serve anyway, and say why it is missing.
+        if (!await exists()) {
+          fastify.log.warn({ err: err.message }, 'the kubernetes Service could not be created')
+          return
+        }
       }
     }
     try {

@@ -21,6 +21,23 @@ it('creates the kubernetes Service: the first address of the range, 443 to the s
   assert.equal(taken.statusCode, 422)
 })
 
+it('keeps the kubernetes Service across restarts, its target port following the server\'s port', async (t) => {
+  const cleanups: Array<() => unknown> = []
+  t.after(async () => { for (const fn of cleanups.reverse()) await fn() })
+  const databaseUrl = await freshDatabase({ after: fn => { cleanups.push(fn) } })
+  const first = await buildTestApp(t, { databaseUrl, securePort: 6443 })
+  const before: Obj = (await first.request({ method: 'GET', url: `${url}/kubernetes` })).json()
+  await first.app.close()
+
+  // A restart on another port: the Service exists (its address claimed), so nothing is created;
+  // its port is put back, as the file says, and nothing is logged as failed.
+  const second = await buildTestApp(t, { databaseUrl, securePort: 7443 })
+  const svc: Obj = (await second.request({ method: 'GET', url: `${url}/kubernetes` })).json()
+  assert.equal(svc.metadata.uid, before.metadata.uid)
+  assert.equal(svc.spec.clusterIP, before.spec.clusterIP)
+  assert.deepEqual(svc.spec.ports, [{ name: 'https', protocol: 'TCP', port: 443, targetPort: 7443 }])
+})
+
 it('repairs the pools at start: frees a claim without a Service, records a Service\'s address without a claim', async (t) => {
   const cleanups: Array<() => unknown> = []
   t.after(async () => { for (const fn of cleanups.reverse()) await fn() })

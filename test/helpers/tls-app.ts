@@ -14,10 +14,12 @@ export interface TestServer extends TestApp {
   dir: string
 }
 
-export async function startTestServer (t: { after (fn: () => unknown): void }, opts: Partial<AppOptions> = {}): Promise<TestServer> {
+/** `hooks.beforeReady` runs before the app starts (hooks that watch every request are added there). */
+export async function startTestServer (t: { after (fn: () => unknown): void }, opts: Partial<AppOptions> = {},
+  hooks: Parameters<typeof buildTestApp>[2] = {}): Promise<TestServer> {
   const dir = mkdtempSync(join(tmpdir(), 'apiserver-e2e-'))
   const pki = await ensureCertificates(dir, { bindAddress: '127.0.0.1' })
-  const testApp = await buildTestApp(t, { clusterSigning: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, ...opts, tls: { cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: pki.caCertPem } })
+  const testApp = await buildTestApp(t, { clusterSigning: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, ...opts, tls: { cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: pki.caCertPem } }, hooks)
   await testApp.app.listen({ port: 0, host: '127.0.0.1' })
   const address = testApp.app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : 0
