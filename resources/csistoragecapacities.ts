@@ -6,6 +6,7 @@ import { GROUPS } from './naming.js'
 import { immutable, LabelSelector, validateLabelSelector } from './core-types.js'
 import { dnsSubdomainProblems, invalidEach } from './validation.js'
 import { isNegativeQuantity } from './quantity.js'
+import { nodeLabelSelectorWarnings, warnOnWrite } from './deprecation-warnings.js'
 
 const opt = Type.Optional
 
@@ -29,6 +30,7 @@ export default defineResource({
   generation: false,
   olderVersions: [{ version: 'v1beta1', introduced: '1.21', deprecated: '1.24', removed: '1.27' }],
   strategy: {
+    ...warnOnWrite((c: Record<string, any>) => nodeLabelSelectorWarnings(c.nodeTopology, 'nodeTopology')),
     validate (c) {
       const errors: FieldError[] = []
       if (!c.storageClassName) errors.push({ type: 'Required', field: 'storageClassName' })

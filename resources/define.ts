@@ -78,6 +78,13 @@ export interface Strategy<T = AnyObject> {
   validateCreate?(obj: T, ctx: RequestContext): FieldError[]
   /** Field errors of an update (immutability); `validate` runs too. */
   validateUpdate?(obj: T, old: T, ctx: RequestContext): FieldError[]
+  /**
+   * After a create passed validation (upstream's WarningsOnCreate): messages for the client's
+   * `Warning: 299` headers about deprecated or ineffective content; must not mutate.
+   */
+  warningsOnCreate?(obj: T, ctx: RequestContext): string[]
+  /** As warningsOnCreate, for an update of the main resource (not its subresources). */
+  warningsOnUpdate?(obj: T, old: T, ctx: RequestContext): string[]
   /** After validation, before persisting; may mutate (drop write-only fields). */
   canonicalize?(obj: T): void
   /** Called when a delete is first requested of an object that cannot go at once; may mutate (phase Terminating). */

@@ -7,6 +7,7 @@ import { LABELS } from './naming.js'
 import { AtomicList, Condition, MapList, ObjectReference, ResourceList, Taint, validateResourceList, validateTaints } from './core-types.js'
 import { dnsSubdomainProblems } from './validation.js'
 import { JSON_ONLY, keepZero, message } from './protobuf.js'
+import { warnOnWrite } from './deprecation-warnings.js'
 
 const opt = Type.Optional
 const S = Type.Object
@@ -143,6 +144,10 @@ export default defineResource({
   generation: false,
   subresources: { status: nodeStatus },
   strategy: {
+    ...warnOnWrite((n: Node) => [
+      ...(n.spec?.configSource != null ? ['spec.configSource: the feature is removed'] : []),
+      ...((n.spec?.externalID ?? '') !== '' ? ['spec.externalID: this field is deprecated, and is unused by Kubernetes'] : [])
+    ]),
     prepareForCreate (n) {
       if (n.status?.capacity !== undefined && n.status.allocatable === undefined) n.status.allocatable = { ...n.status.capacity }
     },

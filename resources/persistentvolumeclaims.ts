@@ -7,6 +7,7 @@ import { accessModesText, AtomicList, Condition, MapList, ResourceList } from '.
 import { normalizeDataSources, PersistentVolumeClaimSpec, validateClaimSpec } from './claim-spec.js'
 import { compareQuantities } from './quantity.js'
 import { keepZero, message } from './protobuf.js'
+import { persistentVolumeClaimWarnings, warnOnWrite } from './deprecation-warnings.js'
 
 const opt = Type.Optional
 
@@ -52,6 +53,7 @@ export default defineResource({
   deleteReturns: 'Object',
   subresources: { status: statusSubresource() },
   strategy: {
+    ...warnOnWrite(persistentVolumeClaimWarnings),
     prepareForCreate (pvc) {
       pvc.spec ??= {}
       normalizeDataSources(pvc.spec)

@@ -7,6 +7,7 @@ import { accessModesText, immutable } from './core-types.js'
 import { defaultPersistentVolumeSpec, PersistentVolumeSpec, validatePersistentVolumeSpec } from './persistent-volume-spec.js'
 import { PERSISTENT_VOLUME_SOURCES } from './volume-sources.js'
 import { message } from './protobuf.js'
+import { persistentVolumeWarnings, warnOnWrite } from './deprecation-warnings.js'
 
 const opt = Type.Optional
 
@@ -38,6 +39,7 @@ export default defineResource({
   deleteReturns: 'Object',
   subresources: { status: statusSubresource() },
   strategy: {
+    ...warnOnWrite(persistentVolumeWarnings),
     prepareForCreate (pv) {
       if (pv.spec !== undefined) defaultPersistentVolumeSpec(pv.spec)
       pv.status = { phase: 'Pending', lastPhaseTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') }

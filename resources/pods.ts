@@ -11,6 +11,7 @@ import { validateVolumes } from './volumes.js'
 import { VolumeList } from './volume-sources.js'
 import { Affinity, AppArmorProfile, ContainerStatus, Lifecycle, PodDNSConfig, PodResourceClaim, PodResourceClaimStatus, Probe, TopologySpreadConstraint, WindowsSecurityContextOptions } from './pod-types.js'
 import { podStreamSubresources } from './pod-streams.js'
+import { podSpecWarnings, warnOnWrite } from './deprecation-warnings.js'
 import { dnsLabelProblems, dnsSubdomainProblems, invalidEach, isDnsLabel } from './validation.js'
 import { inlined, keepZero, message, wireOnly } from './protobuf.js'
 
@@ -470,7 +471,8 @@ export default defineResource({
     },
     prepareForUpdate: (pod) => { defaultPod(pod) },
     validate: (pod) => validateSpec(pod.spec),
-    validateUpdate
+    validateUpdate,
+    ...warnOnWrite((pod: Pod) => podSpecWarnings(pod.spec, pod.metadata))
   },
   columns: [
     { name: 'Ready', type: 'string', description: 'The number of ready containers', value: readiness },

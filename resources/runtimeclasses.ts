@@ -8,6 +8,7 @@ import { AtomicList, ResourceList, Toleration, immutable, validateRequirements, 
 import { GROUPS } from './naming.js'
 import { dnsLabelProblems, invalidEach, validateLabels } from './validation.js'
 import { keepZero, message } from './protobuf.js'
+import { nodeLabelDeprecation, warnOnWrite } from './deprecation-warnings.js'
 
 const opt = Type.Optional
 
@@ -49,6 +50,11 @@ export default defineResource({
   generation: false,
   strategy: {
     validate,
+    // The reference names the field, not the key.
+    ...warnOnWrite((rc: Class) => Object.keys(rc.scheduling?.nodeSelector ?? {}).flatMap(k => {
+      const msg = nodeLabelDeprecation(k)
+      return msg === undefined ? [] : [`scheduling.nodeSelector: ${msg}`]
+    })),
     validateUpdate: (rc, old) => immutable('handler', rc.handler, old.handler)
   },
   columns: [

@@ -13,6 +13,12 @@ import {
 } from './service-validation.js'
 import { ipRange, parseCidr, parsePortRange, portRange, type ValueRange } from './value-ranges.js'
 import { JSON_ONLY, keepZero, message, wireOnly } from './protobuf.js'
+import { warnOnWrite } from './deprecation-warnings.js'
+import { GROUP_SUFFIX } from './naming.js'
+
+// The topology annotation under its name before 1.27 (upstream service.kubernetes.io/topology-aware-hints), deprecated for topology-mode.
+const TOPOLOGY_AWARE_HINTS = `service.${GROUP_SUFFIX}/topology-aware-hints`
+const TOPOLOGY_MODE = `service.${GROUP_SUFFIX}/topology-mode`
 
 const opt = Type.Optional
 const S = (props: Parameters<typeof Type.Object>[0], extra: object = {}) => Type.Object(props, { additionalProperties: false, ...extra })
@@ -166,6 +172,9 @@ export default defineResource({
   deleteReturns: 'Object',
   subresources: { status: statusSubresource() },
   strategy: {
+    ...warnOnWrite((svc: Record<string, any>) => Object.hasOwn(svc.metadata?.annotations ?? {}, TOPOLOGY_AWARE_HINTS)
+      ? [`annotation ${TOPOLOGY_AWARE_HINTS} is deprecated, please use ${TOPOLOGY_MODE} instead`]
+      : []),
     // PUT creates, as the reference's strategy allows (AllowCreateOnUpdate).
     allowCreateOnUpdate: true,
     prepareForCreate (svc) {

@@ -7,6 +7,7 @@ import { ANNOTATIONS, GROUPS } from './naming.js'
 import { AtomicList, TopologySelectorTerm, validateTopologySelectorTerms } from './core-types.js'
 import { invalidEach, qualifiedNameProblems } from './validation.js'
 import { keepZero } from './protobuf.js'
+import { nodeLabelDeprecation, warnOnWrite } from './deprecation-warnings.js'
 
 const opt = Type.Optional
 
@@ -49,6 +50,11 @@ export default defineResource({
   deleteReturns: 'Object',
   generation: false,
   strategy: {
+    ...warnOnWrite((sc: Record<string, any>) => (sc.allowedTopologies ?? []).flatMap((term: Record<string, any>, i: number) =>
+      (term?.matchLabelExpressions ?? []).flatMap((e: Record<string, any>, j: number) => {
+        const msg = nodeLabelDeprecation(e?.key)
+        return msg === undefined ? [] : [`allowedTopologies[${i}].matchLabelExpressions[${j}]: ${msg}`]
+      }))),
     validate (sc) {
       const errors = []
       if (!sc.provisioner) errors.push({ type: 'Required' as const, field: 'provisioner' })

@@ -46,6 +46,8 @@ type Level = Map<string, any>
 export default fp(async function metrics (fastify: FastifyInstance, opts: MetricsOptions) {
   const showHiddenFor = checkShowHiddenFor(opts.showHiddenMetricsForVersion)
   const registry = new Registry()
+  // Outside the stability framework, so with no level in their HELP: the reference registers
+  // its process and Go runtime collectors the same way (legacyregistry.RawMustRegister).
   collectDefaultMetrics({ register: registry })
 
   function register<F extends CounterFamily | GaugeFamily | HistogramFamily> (def: FamilyDefinition, family: F): F {

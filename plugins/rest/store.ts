@@ -176,6 +176,7 @@ export class GenericStore extends StoreReads implements ResourceStore {
     let written = false
     try {
       this.validateOrThrow(obj, undefined, ctx)
+      ctx.warnings.push(...(this.resource.strategy.warningsOnCreate?.(obj, ctx) ?? []))
       await this.admission.validate(attrs)
       this.resource.strategy.canonicalize?.(obj)
       if (opts.managedFieldsSet !== true) {
@@ -306,6 +307,7 @@ export class GenericStore extends StoreReads implements ResourceStore {
       meta.generation = isDeepStrictEqual(a, b) ? old.metadata.generation : old.metadata.generation + 1
     }
     this.validateOrThrow(obj, old, ctx)
+    if (sub === '') ctx.warnings.push(...(this.resource.strategy.warningsOnUpdate?.(obj, old, ctx) ?? []))
     await this.admission.validate(attrs)
     this.resource.strategy.canonicalize?.(obj)
     if (opts.managedFieldsSet !== true) {

@@ -1,6 +1,6 @@
 // kubectl against a real HTTPS server: a realistic manifest of every configuration and storage
 // kind applies, `kubectl get` shows each kind's columns, and an invalid manifest is refused with
-// its field paths.
+// its field paths; deprecated content is created with the server's warning printed.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
@@ -70,4 +70,12 @@ test('kubectl applies a manifest of every kind and gets their columns', { skip: 
   assert.equal(refused.ok, false)
   assert.match(refused.out, /spec\.volumes\[0\]\.secret\.defaultMode: Invalid value: 1000: must be a number between 0 and 0777 \(octal\), both inclusive/)
   assert.match(refused.out, /spec\.volumes\[0\]\.secret\.items\[0\]\.path: Invalid value: "\.\.\/etc": must not contain '\.\.'/)
+
+  // Deprecated content is created, and kubectl prints the server's warning on stderr.
+  const recycled = await kubectlFor({ kubeconfig: server.kubeconfig, version: KUBECTL, home: dir }).check(['create', '-f', '-'], JSON.stringify({
+    apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'recycled' },
+    spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], persistentVolumeReclaimPolicy: 'Recycle', nfs: { server: 'nfs.example.com', path: '/r' } }
+  }))
+  assert.match(recycled.stdout, /persistentvolume\/recycled created/)
+  assert.match(recycled.stderr, /^Warning: spec\.persistentVolumeReclaimPolicy: The Recycle reclaim policy is deprecated\. Instead, the recommended approach is to use dynamic provisioning\.$/m)
 })
