@@ -12,6 +12,11 @@ export interface ServiceAccountOptions {
   issuers?: string[]
   /** --service-account-signing-key-file contents (PEM private key). */
   signingKeyPem?: string
+  /**
+   * --service-account-private-key-file contents (PEM private key): the token controller signs
+   * the secret-based tokens with it. Default the signing key.
+   */
+  legacySigningKeyPem?: string
   /** --service-account-key-file contents, repeatable (PEM public or private keys, several per file allowed). */
   verifyKeyPems?: string[]
   /** --service-account-lookup: tokens whose account, secret or bound object is gone are rejected. Default true. */
@@ -69,9 +74,16 @@ function algorithmOf (key: KeyObject): string {
   throw new Error(`unsupported service-account key type ${key.asymmetricKeyType ?? '?'}`)
 }
 
+/** A private key tokens may be signed with: RSA or ECDSA on a curve JWS names, as the reference accepts. */
+export function signingKeyOf (pem: string): { key: KeyObject, alg: string, kid: string } {
+  const key = createPrivateKey(pem)
+  return { key, alg: algorithmOf(key), kid: keyId(createPublicKey(key)) }
+}
+
 /** The key id upstream derives: base64url SHA-256 of the DER public key. */
-const keyId = (publicKey: KeyObject): string =>
-  createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url')
+function keyId (publicKey: KeyObject): string {
+  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url')
+}
 
 /** Every public key in PEM texts; private keys yield their public half. */
 export function publicKeysOf (pems: string[]): KeyObject[] {
@@ -92,14 +104,14 @@ const LEGACY = SERVICE_ACCOUNTS.legacyClaimPrefix
 
 export default fp(async function serviceAccountTokens (fastify: FastifyInstance, opts: ServiceAccountOptions & { generatedKeyPem: string }) {
   const issuers = opts.issuers !== undefined && opts.issuers.length > 0 ? opts.issuers : [DEFAULT_SERVICE_ACCOUNT_ISSUER]
-  const signingKey = createPrivateKey(opts.signingKeyPem ?? opts.generatedKeyPem)
-  const signingPublic = createPublicKey(signingKey)
-  const alg = algorithmOf(signingKey)
-  const kid = keyId(signingPublic)
-  const verifyKeys = opts.verifyKeyPems !== undefined && opts.verifyKeyPems.length > 0 ? publicKeysOf(opts.verifyKeyPems) : [signingPublic]
+  const signer = signingKeyOf(opts.signingKeyPem ?? opts.generatedKeyPem)
+  // The reference's token controller signs with a key of its own, which the server then
+  // verifies only if --service-account-key-file lists it: a key listed nowhere is refused.
+  const legacySigner = opts.legacySigningKeyPem === undefined ? signer : signingKeyOf(opts.legacySigningKeyPem)
+  const verifyKeys = opts.verifyKeyPems !== undefined && opts.verifyKeyPems.length > 0 ? publicKeysOf(opts.verifyKeyPems) : [createPublicKey(signer.key)]
 
-  const sign = (payload: JWTPayload): Promise<string> =>
-    new SignJWT(payload).setProtectedHeader({ alg, kid }).sign(signingKey)
+  const sign = (payload: JWTPayload, { key, alg, kid } = signer): Promise<string> =>
+    new SignJWT(payload).setProtectedHeader({ alg, kid }).sign(key)
 
   async function verifySignature (token: string, legacy: boolean): Promise<JWTPayload> {
     let lastError: unknown
@@ -147,7 +159,7 @@ export default fp(async function serviceAccountTokens (fastify: FastifyInstance,
         [`${LEGACY}service-account.name`]: account.name,
         [`${LEGACY}service-account.uid`]: account.uid,
         sub: `${SERVICE_ACCOUNTS.userPrefix}${account.namespace}:${account.name}`
-      })
+      }, legacySigner)
     },
     async verify (token) {
       let unverified: JWTPayload

@@ -20,6 +20,7 @@ const tokenAuthFile = join(dir, 'tokens.csv')
 writeFileSync(tokenAuthFile, 'bench-token,bench,uid-bench,"system:masters"\n')
 const app = await buildApp({ databaseUrl: db.url, tokenAuthFile, compactionIntervalMs: 0 })
 await app.ready()
+await app.health.postStartHooksFinished()
 const headers = { authorization: 'Bearer bench-token', 'content-type': 'application/json' }
 const ns = 'bench-inject'
 await app.inject({ method: 'POST', url: '/api/v1/namespaces', headers, payload: JSON.stringify({ metadata: { name: ns } }) })

@@ -54,6 +54,7 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     runtimeConfig: flags.runtimeConfig,
     featureGates: flags.featureGates,
     audit: { policy: auditPolicy, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
+    livezGracePeriodMs: flags.livezGracePeriodMs,
     shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
     services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
     securePort: flags.securePort,

@@ -1,6 +1,7 @@
 // The authentication part of the app options, from the flags: files are read here so a
 // missing or malformed one stops start-up with its name in the message.
 import { readFileSync } from 'node:fs'
+import { signingKeyOf } from '../auth/service-account-tokens.js'
 import type { AppOptions } from '../server/app.js'
 import type { Flags } from './flags.js'
 
@@ -12,6 +13,17 @@ const read = (flag: string, path: string): string => {
   }
 }
 
+/** A token-signing key file's contents, refused at start unless an RSA or ECDSA private key. */
+const readSigningKey = (flag: string, path: string): string => {
+  const pem = read(flag, path)
+  try {
+    signingKeyOf(pem)
+  } catch (err) {
+    throw new Error(`--${flag} ${path}: not a PEM-encoded RSA or ECDSA private key (${(err as Error).message})`)
+  }
+  return pem
+}
+
 export function authOptions (f: Flags, generated: { serviceAccountKeyPem: string, caCertPem: string, caKeyPem: string }): Partial<AppOptions> {
   const o: Partial<AppOptions> = {
     apiAudiences: f.apiAudiences,
@@ -21,7 +33,8 @@ export function authOptions (f: Flags, generated: { serviceAccountKeyPem: string
     serviceAccounts: {
       issuers: f.serviceAccountIssuers,
       lookup: f.serviceAccountLookup,
-      signingKeyPem: f.serviceAccountSigningKeyFile === undefined ? generated.serviceAccountKeyPem : read('service-account-signing-key-file', f.serviceAccountSigningKeyFile),
+      signingKeyPem: f.serviceAccountSigningKeyFile === undefined ? generated.serviceAccountKeyPem : readSigningKey('service-account-signing-key-file', f.serviceAccountSigningKeyFile),
+      legacySigningKeyPem: f.serviceAccountPrivateKeyFile === undefined ? undefined : readSigningKey('service-account-private-key-file', f.serviceAccountPrivateKeyFile),
       verifyKeyPems: f.serviceAccountKeyFiles.map(p => read('service-account-key-file', p))
     }
   }

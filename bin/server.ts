@@ -85,6 +85,8 @@ async function main (): Promise<void> {
   try {
     app = await buildApp(appOptions(flags, { databaseUrl, pki, auditPolicy }))
     await app.listen({ port: flags.securePort, host: flags.bindAddress })
+    // The kubeconfig says the server is ready: not before its post-start hooks are done.
+    await app.health.postStartHooksFinished()
   } catch (err) {
     process.stderr.write(`error: ${(err as Error).message}\n`)
     await embedded?.stop()

@@ -63,10 +63,10 @@ export default fp(async function rbacBootstrap (fastify: FastifyInstance) {
     }
   }
 
-  fastify.addHook('onReady', async () => {
+  fastify.health.addPostStartHook('rbac/bootstrap-roles', async () => {
     const roles = fastify.resources.find({ group: GROUPS.rbac, resource: 'clusterroles' })!
     const bindings = fastify.resources.find({ group: GROUPS.rbac, resource: 'clusterrolebindings' })!
     for (const r of DEFAULT_CLUSTER_ROLES) await ensure(roles, clusterRoleObject(r))
     for (const b of DEFAULT_CLUSTER_ROLE_BINDINGS) await ensure(bindings, clusterRoleBindingObject(b))
   })
-}, { name: 'controller:rbac-bootstrap', dependencies: ['rest'] })
+}, { name: 'controller:rbac-bootstrap', dependencies: ['rest', 'health'] })

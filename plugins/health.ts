@@ -8,6 +8,16 @@ type Endpoint = 'healthz' | 'livez' | 'readyz'
 
 export interface Health {
   add (name: string, check: HealthCheck, endpoints: Endpoint[]): void
+  /**
+   * A start-up step that runs once the server is ready, while it already serves, as the
+   * reference's post-start hooks: `poststarthook/<name>` fails on every endpoint until it has
+   * finished, except on /livez within the livez grace period from the server's start.
+   */
+  addPostStartHook (name: string, run: () => Promise<void>): void
+  /** Starts the post-start hooks, one at a time in the order added; called once. */
+  runPostStartHooks (): void
+  /** Resolves once every post-start hook has finished; rejects with the first failure. */
+  postStartHooksFinished (): Promise<void>
   /** From now on /readyz answers not ready (graceful shutdown). */
   beginShutdown (): void
 }
@@ -16,14 +26,51 @@ declare module 'fastify' {
   interface FastifyInstance { health: Health }
 }
 
-export default fp(async function health (fastify: FastifyInstance) {
+export interface HealthOptions {
+  /** --livez-grace-period: how long after start /livez takes unfinished post-start hooks for done. */
+  livezGracePeriodMs?: number
+}
+
+export default fp(async function health (fastify: FastifyInstance, opts: HealthOptions) {
+  const startedAt = performance.now()
+  const gracePeriodMs = opts.livezGracePeriodMs ?? 0
   const checks: Record<Endpoint, Array<[string, HealthCheck]>> = { healthz: [], livez: [], readyz: [] }
   let shuttingDown = false
+  const hooks: Array<{ run: () => Promise<void>, settle (state: 'done' | Error): void }> = []
+  let finished: Promise<void> | undefined
   const registry: Health = {
     add (name, check, endpoints) { for (const e of endpoints) checks[e].push([name, check]) },
+    addPostStartHook (name, run) {
+      let state: 'pending' | 'done' | Error = 'pending'
+      hooks.push({ run, settle (s) { state = s } })
+      const check: HealthCheck = () => {
+        if (state === 'done') return
+        throw state === 'pending' ? new Error('not finished') : state
+      }
+      // A kubelet probing /livez during a long start would otherwise restart the server before it finishes.
+      const livez: HealthCheck = () => { if (performance.now() - startedAt >= gracePeriodMs) check() }
+      registry.add(`poststarthook/${name}`, check, ['healthz', 'readyz'])
+      checks.livez.push([`poststarthook/${name}`, livez])
+    },
+    runPostStartHooks () {
+      finished ??= (async () => {
+        for (const { run, settle } of hooks) {
+          try {
+            await run()
+            settle('done')
+          } catch (err) {
+            settle(err as Error)
+            throw err
+          }
+        }
+      })()
+      finished.catch(() => {}) // the failure is the caller's, through postStartHooksFinished
+    },
+    postStartHooksFinished () { return finished ?? Promise.reject(new Error('post-start hooks not started')) },
     beginShutdown () { shuttingDown = true }
   }
   fastify.decorate('health', registry)
+  fastify.addHook('preClose', async () => { await finished?.catch(() => {}) })
   registry.add('ping', () => {}, ['healthz', 'livez', 'readyz'])
   registry.add('log', () => {}, ['healthz', 'livez', 'readyz'])
   registry.add('shutdown', () => { if (shuttingDown) throw new Error('process is shutting down') }, ['readyz'])
@@ -62,8 +109,9 @@ export default fp(async function health (fastify: FastifyInstance) {
       if (!verbose) return reply.code(200).send('ok')
       return reply.code(200).send(`${lines.join('\n')}\n${endpoint} check passed\n`)
     })
-    fastify.get(`/${endpoint}/:check`, async (request: FastifyRequest, reply: FastifyReply) => {
-      const { check } = request.params as { check: string }
+    // A post-start hook's name has slashes of its own (poststarthook/rbac/bootstrap-roles).
+    fastify.get(`/${endpoint}/*`, async (request: FastifyRequest, reply: FastifyReply) => {
+      const { '*': check } = request.params as { '*': string }
       const entry = checks[endpoint].find(([name]) => name === check)
       reply.header('cache-control', 'no-cache, private').header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8')
       if (entry === undefined) return reply.code(404).send('404 page not found\n')

@@ -70,7 +70,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(requestInfo)
   await app.register(metrics, { showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion })
   await app.register(storage, { databaseUrl: opts.databaseUrl, compactionIntervalMs: opts.compactionIntervalMs, compactionMinRetain: opts.compactionMinRetain, observer: app.metrics.storage })
-  await app.register(health)
+  await app.register(health, { livezGracePeriodMs: opts.livezGracePeriodMs })
   await app.register(readiness)
   await app.register(version)
 
@@ -134,4 +134,6 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
   })
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.
   await app.register(leaderElection, opts.leaderElection ?? {})
+  // Last: the post-start hooks begin once everything else is ready, and the server serves meanwhile.
+  app.addHook('onReady', async () => { app.health.runPostStartHooks() })
 }

@@ -52,6 +52,8 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
   shutdown?: ShutdownOptions
   /** --service-cluster-ip-range and --service-node-port-range: what Services are allocated from. */
   services?: ServiceRanges
+  /** --livez-grace-period: how long after start /livez counts unfinished post-start hooks as done. */
+  livezGracePeriodMs?: number
   /** The port this server listens on: the `kubernetes` Service's target port (default 6443). */
   securePort?: number
 }

@@ -1,5 +1,6 @@
 // The controllers' flags, as kube-controller-manager names them: which run, the Lease that
-// picks the replica running them, and the CA the certificate signers issue with.
+// picks the replica running them, the CA the certificate signers issue with, and the key the
+// token controller signs its secrets' tokens with.
 import { CONTROLLER_MANAGER_LEASE, NAMESPACES } from '../../resources/naming.js'
 import { bool, duration, maybe, strings, text } from './kinds.js'
 import { flag } from './spec.js'
@@ -46,5 +47,9 @@ export const CONTROLLER_FLAGS = [
   flag({
     name: 'cluster-signing-duration', key: 'clusterSigningDurationMs', kind: duration, default: 8760 * 3_600_000, section: 'CSR signing controller', target: 'clusterSigning.durationMs',
     help: 'The max length of duration signed certificates will be given. Individual CSRs may request shorter certs by setting spec.expirationSeconds.'
+  }),
+  flag({
+    name: 'service-account-private-key-file', key: 'serviceAccountPrivateKeyFile', kind: maybe(text), default: undefined, defaultText: 'the --service-account-signing-key-file key', readsFile: true, section: 'Service account token controller', target: 'serviceAccounts.legacySigningKeyPem',
+    help: 'Filename containing a PEM-encoded private RSA or ECDSA key used to sign service account tokens.'
   })
 ] as const

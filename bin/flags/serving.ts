@@ -21,6 +21,10 @@ export const SERVING_FLAGS = [
     help: 'Time to delay the termination. During that time the server keeps serving requests normally. The endpoints /healthz and /livez will return success, but /readyz immediately returns failure. Graceful termination starts after this delay has elapsed. This can be used to allow load balancer to stop sending traffic to this server.'
   }),
   flag({
+    name: 'livez-grace-period', key: 'livezGracePeriodMs', kind: duration, default: 0, section: 'Generic', target: 'livezGracePeriodMs',
+    help: 'This option represents the maximum amount of time it should take for apiserver to complete its startup sequence and become live. From apiserver\'s start time to when this amount of time has elapsed, /livez will assume that unfinished post-start hooks will complete successfully and therefore return true.'
+  }),
+  flag({
     name: 'shutdown-watch-termination-grace-period', key: 'shutdownWatchTerminationGracePeriodMs', kind: duration, default: 0, section: 'Generic', target: 'shutdown.watchTerminationGracePeriodMs',
     help: 'This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.'
   }),

@@ -8,7 +8,7 @@ import type { Kind } from './kinds.js'
  * (kube-controller-manager's for the controllers' flags), and Storage for this server's own.
  */
 export const SECTIONS = ['Generic', 'Storage', 'Secure serving', 'Auditing', 'Authentication', 'Authorization', 'API enablement',
-  'Admission', 'Metrics', 'Logs', 'Misc', 'Controller manager', 'CSR signing controller', 'Global'] as const
+  'Admission', 'Metrics', 'Logs', 'Misc', 'Controller manager', 'CSR signing controller', 'Service account token controller', 'Global'] as const
 export type Section = typeof SECTIONS[number]
 
 type Plain<T> = T extends readonly unknown[] | ((...a: never[]) => unknown) ? never : T extends object ? T : never

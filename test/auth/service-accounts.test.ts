@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { generateKeyPairSync, createPrivateKey } from 'node:crypto'
-import { SignJWT } from 'jose'
+import { SignJWT, decodeProtectedHeader } from 'jose'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { eventually } from '../helpers/eventually.js'
 import { DEFAULT_SERVICE_ACCOUNT_ISSUER, ROOT_CA_CONFIGMAP, SECRET_TYPES, SERVICE_ACCOUNT_ANNOTATIONS } from '../../resources/naming.js'
@@ -99,6 +99,42 @@ describe('service accounts', () => {
     await eventually(async () => assert.ok((await app.request({ method: 'GET', url: '/api/v1/namespaces/ns1/secrets/builder-token-2' })).json().data?.token))
     await app.request({ method: 'DELETE', url: '/api/v1/namespaces/ns1/serviceaccounts/builder' })
     await eventually(async () => assert.equal((await app.request({ method: 'GET', url: '/api/v1/namespaces/ns1/secrets/builder-token-2' })).statusCode, 404))
+  })
+
+  it('sign the token controller\'s tokens with --service-account-private-key-file, accepted only where --service-account-key-file holds its public key', async (t) => {
+    const controllerKey = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const controllerKeyPem = pem(controllerKey.privateKey)
+    const controllerPublicPem = controllerKey.publicKey.export({ type: 'spki', format: 'pem' }).toString()
+    const secretToken = async (app: TestApp): Promise<string> => {
+      await app.request({
+        method: 'POST', url: '/api/v1/namespaces/default/secrets',
+        payload: { metadata: { name: 'default-token', annotations: { [SERVICE_ACCOUNT_ANNOTATIONS.name]: 'default' } }, type: SECRET_TYPES.serviceAccountToken }
+      })
+      return eventually(async () => {
+        const s = (await app.request({ method: 'GET', url: '/api/v1/namespaces/default/secrets/default-token' })).json()
+        assert.ok(s.data?.token, JSON.stringify(s))
+        return Buffer.from(s.data.token, 'base64').toString()
+      })
+    }
+
+    const matched = await buildTestApp(t, { serviceAccounts: { signingKeyPem, legacySigningKeyPem: controllerKeyPem, verifyKeyPems: [signingKeyPem, controllerPublicPem] } })
+    const token = await secretToken(matched)
+    assert.equal(decodeProtectedHeader(token).alg, 'ES256')
+    assert.equal((await review(matched, token)).status.user.username, 'system:serviceaccount:default:default')
+    assert.equal((await asToken(matched, token)).statusCode, 200)
+    // The bound tokens keep the signing key.
+    const bound = await eventually(async () => {
+      const r = await requestToken(matched, 'default', 'default')
+      assert.equal(r.statusCode, 201)
+      return r.json().status.token as string
+    })
+    assert.equal(decodeProtectedHeader(bound).alg, 'RS256')
+
+    // A server not told the controller's public key refuses its tokens, as the reference does.
+    const unmatched = await buildTestApp(t, { serviceAccounts: { signingKeyPem, legacySigningKeyPem: controllerKeyPem } })
+    const refused = await asToken(unmatched, await secretToken(unmatched))
+    assert.equal(refused.statusCode, 401)
+    assert.equal(refused.json().reason, 'Unauthorized')
   })
 
   it('issue bound tokens through serviceaccounts/<name>/token with audiences, expiry and a bound object', async (t) => {

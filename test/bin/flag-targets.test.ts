@@ -1,6 +1,7 @@
 // Each flag's value reaches the option its table entry names as target: set through the flag,
 // read back from the options the server builds the app with.
 import assert from 'node:assert/strict'
+import { generateKeyPairSync } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -11,6 +12,10 @@ import { FLAG_TABLE, type Flag } from '../../bin/flags/index.js'
 import { parseFlags } from '../../bin/flags.js'
 
 const PKI = { caCertPem: 'generated-ca', caKeyPem: 'generated-ca-key', servingCertPem: 'generated-cert', servingKeyPem: 'generated-key', serviceAccountKeyPem: 'generated-sa' }
+
+/** The flags whose file is refused at start unless it holds a private key tokens can be signed with. */
+const SIGNING_KEY_FLAGS = ['service-account-signing-key-file', 'service-account-private-key-file']
+const SIGNING_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
 
 /** Values the table's defaults are not, where a kind refuses just any text. */
 const SAMPLES: Record<string, string> = {
@@ -39,7 +44,7 @@ test('every flag whose target is an app option sets that option', (t) => {
   t.after(() => rmSync(dir, { recursive: true, force: true }))
   const file = (name: string): string => {
     const path = join(dir, name)
-    writeFileSync(path, `contents of --${name}`)
+    writeFileSync(path, `contents of --${name}\n${SIGNING_KEY_FLAGS.includes(name) ? SIGNING_KEY : ''}`)
     return path
   }
   // The options built only when their group is on: both webhooks, OIDC, the proxy, the signer's pair.

@@ -27,6 +27,7 @@ test('a client-node informer survives a restart and a compaction', async (t) => 
   const start = async (port: number) => {
     const app = await buildApp({ databaseUrl, tls: { cert: pki.servingCertPem, key: pki.servingKeyPem, clientCA: pki.caCertPem }, compactionIntervalMs: 0, compactionMinRetain: 0 })
     await app.listen({ port, host: '127.0.0.1' })
+    await app.health.postStartHooksFinished()
     return app
   }
   let app = await start(0)
@@ -60,6 +61,7 @@ test('a client-node informer survives a restart and a compaction', async (t) => 
   await app.close()
   const other = await buildApp({ databaseUrl, compactionIntervalMs: 0, compactionMinRetain: 0 })
   await other.ready()
+  await other.health.postStartHooksFinished()
   const store = other.resources.find({ group: '', resource: 'configmaps' })!
   const caller = { user: { username: 'admin', groups: ['system:masters'] }, manager: 'test', warnings: [] }
   const opts = { dryRun: false, fieldValidation: 'Strict' as const, force: false }

@@ -36,6 +36,7 @@ export async function buildTestApp (t: { after (fn: () => unknown): void }, opts
   hooks.beforeReady?.(app)
   await app.ready()
   cleanups.push(() => app.close())
+  await app.health.postStartHooksFinished()
   return {
     app,
     databaseUrl,

@@ -50,6 +50,9 @@ test('health endpoints with verbose, exclude and single checks', async (t) => {
   assert.match(excluded.body, /^\[\+\]log excluded: ok$/m)
   assert.match(excluded.body, /no matches for "nope"/)
   assert.equal((await app.request({ method: 'GET', url: '/livez/ping' })).body, 'ok')
+  // The default roles are a post-start hook, named as the reference names it.
+  assert.match((await app.request({ method: 'GET', url: '/livez?verbose' })).body, /^\[\+\]poststarthook\/rbac\/bootstrap-roles ok$/m)
+  assert.equal((await app.request({ method: 'GET', url: '/readyz/poststarthook/rbac/bootstrap-roles' })).body, 'ok')
   assert.equal((await app.request({ method: 'GET', url: '/livez/nope' })).statusCode, 404)
   app.app.health.beginShutdown()
   const shutting = await app.request({ method: 'GET', url: '/readyz?verbose' })
