@@ -8,7 +8,13 @@ export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT'
 
 export interface AdmissionAttributes {
   operation: Operation
+  /** The kind as stored. */
   resource: Resource
+  /**
+   * The group (as the path spells it) and version the request came through, when not the stored
+   * kind's own: an upstream spelling, an older version, another group's form (resource-forms.ts).
+   */
+  requestedAs?: { group: string, version: string }
   subresource: string
   namespace: string
   name: string

@@ -18,6 +18,8 @@ export interface Caller {
   auditAnnotations?: Record<string, string>
   /** The group/version of the request's path, when the kind is served in more than one. */
   requestVersion?: string
+  /** The group as the path spells it (upstream twin included) and the version: what admission matches webhooks on. */
+  requestedAs?: { group: string, version: string }
   /**
    * Under fieldValidation=Strict: the body's repeated keys, refused together with the unknown
    * fields once the object is checked, in one strict decoding error as the reference's decoder

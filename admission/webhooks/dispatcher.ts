@@ -9,6 +9,7 @@ import { ApiError, badRequest, internalError, type StatusReason } from '../../re
 import { ADMISSION_WEBHOOK, GROUPS } from '../../resources/naming.js'
 import { exempt, namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './matching.js'
 import { reviewRequest, reviewVersion } from './review.js'
+import type { ResourceForm } from '../../resources/resource-forms.js'
 import { CallError, reviewResponse, type DenialStatus, type ReviewResponse } from './answer.js'
 import { addWarnings } from './warnings.js'
 import { rejectionObserver } from './metrics.js'
@@ -29,8 +30,8 @@ export type HookType = 'admit' | 'validating'
 
 export interface Answer { response: ReviewResponse, operations?: AnyObject[] }
 
-/** A webhook a request reaches, and the group it is sent in (an equivalent one under matchPolicy Equivalent). */
-export interface Match { hook: Hook, group: string }
+/** A webhook a request reaches, and the form it is sent in (an equivalent one under matchPolicy Equivalent). */
+export interface Match { hook: Hook, form: ResourceForm }
 
 const DRY_RUN_SAFE = ['None', 'NoneOnDryRun']
 
@@ -111,15 +112,15 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
       if (hooks.length === 0) return []
       const out: Match[] = []
       for (const hook of hooks) {
-        const group = rulesMatch(hook.webhook, a)
-        if (group === undefined || !objectSelectorMatches(hook.webhook, a)) continue
+        const form = rulesMatch(hook.webhook, a)
+        if (form === undefined || !objectSelectorMatches(hook.webhook, a)) continue
         if (!await namespaceSelectorMatches(hook.webhook, a)) continue
-        out.push({ hook, group })
+        out.push({ hook, form })
       }
       return out
     },
 
-    async call ({ hook, group }, a, round, index, warnings = a.warnings) {
+    async call ({ hook, form }, a, round, index, warnings = a.warnings) {
       const w = hook.webhook
       const name = String(w.name)
       if (a.dryRun && !DRY_RUN_SAFE.includes(w.sideEffects)) {
@@ -138,7 +139,7 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
       }
       const version = reviewVersion(w) ?? 'v1'
       // A uid of its own for every call, as the reference server gives.
-      const review = reviewRequest(a, randomUUID(), version, group)
+      const review = reviewRequest(a, randomUUID(), version, form)
       let body: unknown
       try {
         body = await transport.post(w.clientConfig, review, w.timeoutSeconds ?? 10)

@@ -2,7 +2,8 @@
 // subresource, scope), then objectSelector and namespaceSelector, as the reference server
 // matches them.
 import type { AdmissionAttributes } from '../../resources/admission.js'
-import { GROUP_ALIASES, GROUPS } from '../../resources/naming.js'
+import { GROUPS } from '../../resources/naming.js'
+import { formsOf, requestFormOf, type ResourceForm } from '../../resources/resource-forms.js'
 import { matchesLabels, selectorRequirements } from '../../machinery/selectors.js'
 
 type AnyObject = Record<string, any>
@@ -15,14 +16,14 @@ function split (resource: string): [string, string] {
   return slash < 0 ? [resource, ''] : [resource.slice(0, slash), resource.slice(slash + 1)]
 }
 
-/** `group` names the group the request is judged in: the resource's own, or an equivalent one. */
-export function ruleMatches (rule: AnyObject, a: AdmissionAttributes, group = a.resource.group): boolean {
+/** Whether a rule names the request, taken in `form` (default the form it came through). */
+export function ruleMatches (rule: AnyObject, a: AdmissionAttributes, form: ResourceForm = requestFormOf(a)): boolean {
   if (!has(rule.operations, a.operation)) return false
-  if (!has(rule.apiGroups, group)) return false
-  if (!has(rule.apiVersions, a.resource.version)) return false
+  if (!has(rule.apiGroups, form.group)) return false
+  if (!has(rule.apiVersions, form.version)) return false
   const resourceMatches = (rule.resources as string[] | undefined ?? []).some(r => {
     const [res, sub] = split(r)
-    return (res === '*' || res === a.resource.plural) && (sub === '*' || sub === a.subresource)
+    return (res === '*' || res === form.resource) && (sub === '*' || sub === a.subresource)
   })
   if (!resourceMatches) return false
   const isNamespace = a.resource.group === '' && a.resource.plural === 'namespaces'
@@ -33,19 +34,18 @@ export function ruleMatches (rule: AnyObject, a: AdmissionAttributes, group = a.
   }
 }
 
-/** Groups serving the same resources as `group` under another name (the upstream spellings clients use). */
-const equivalentGroups = (group: string): string[] => Object.keys(GROUP_ALIASES).filter(alias => GROUP_ALIASES[alias] === group)
-
 /**
- * The group a webhook's rules take the request in: the resource's own when a rule names it;
- * under matchPolicy Equivalent, else an equivalent group a rule names (the webhook then gets the
- * request converted to that group). Undefined when no rule matches.
+ * The form a webhook's rules take the request in, as the reference matches: the one the request
+ * came through when a rule names it; under matchPolicy Equivalent (the default), else the first
+ * other form of the same kind a rule names (the webhook then gets the request in that form).
+ * Undefined when no rule matches.
  */
-export function rulesMatch (webhook: AnyObject, a: AdmissionAttributes): string | undefined {
+export function rulesMatch (webhook: AnyObject, a: AdmissionAttributes): ResourceForm | undefined {
   const rules = webhook.rules as AnyObject[] | undefined ?? []
-  if (rules.some(r => ruleMatches(r, a))) return a.resource.group
+  const requested = requestFormOf(a)
+  if (rules.some(r => ruleMatches(r, a, requested))) return requested
   if (webhook.matchPolicy === 'Exact') return undefined
-  return equivalentGroups(a.resource.group).find(g => rules.some(r => ruleMatches(r, a, g)))
+  return formsOf(a.resource).find(f => (f.group !== requested.group || f.version !== requested.version) && rules.some(r => ruleMatches(r, a, f)))
 }
 
 const isEmptySelector = (s: AnyObject | undefined): boolean =>

@@ -10,7 +10,7 @@ import type { AnyObject } from '../../resources/define.js'
 import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'
 import { createDispatcher, type Dispatcher, type Match } from './dispatcher.js'
-import { convertedTo } from './review.js'
+import { fromForm, toForm } from '../../resources/resource-forms.js'
 import { applyWebhookPatch, PatchError } from './json-patch.js'
 
 const PLUGIN = 'MutatingAdmissionWebhook'
@@ -48,17 +48,16 @@ function graft (target: AnyObject, source: AnyObject): void {
 }
 
 /** Applies one webhook's patch to the object; whether it changed. A patch that cannot be applied is a 500 whatever the policy. */
-function applyOperations (d: Dispatcher, { hook, group }: Match, a: AdmissionAttributes, operations: AnyObject[]): boolean {
+function applyOperations (d: Dispatcher, { hook, form }: Match, a: AdmissionAttributes, operations: AnyObject[]): boolean {
   const name = String(hook.webhook.name)
   let patched: AnyObject
   try {
-    // The patch is written against the object as the webhook saw it (converted to its group), and converted back.
-    patched = applyWebhookPatch(structuredClone(convertedTo(a.object, group, a.resource.version)!), operations)
+    // The patch is written against the object as the webhook saw it (in the form its rules named), and converted back.
+    patched = fromForm(applyWebhookPatch(structuredClone(toForm(a.object!, form)), operations), form, a.resource)
   } catch (err) {
     if (!(err instanceof PatchError)) throw err
     throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${err.message}`)
   }
-  patched.apiVersion = a.resource.apiVersion
   const check = checkAgainstSchema(a.resource.schema, patched, true)
   if (check.errors.length > 0) {
     const first = check.errors[0]!

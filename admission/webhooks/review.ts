@@ -2,6 +2,7 @@
 // field of the spec's table (its answer is read in answer.ts).
 import type { AdmissionAttributes } from '../../resources/admission.js'
 import { GROUPS } from '../../resources/naming.js'
+import { requestFormOf, toForm, type ResourceForm } from '../../resources/resource-forms.js'
 import { SUPPORTED_REVIEW_VERSIONS } from '../../resources/webhook-configuration.js'
 
 type AnyObject = Record<string, any>
@@ -21,27 +22,20 @@ function options (a: AdmissionAttributes): AnyObject | null {
   return o
 }
 
-/** The object as the webhook registered for it: in an equivalent group, its apiVersion says so. */
-export function convertedTo (obj: AnyObject | undefined, group: string, version: string): AnyObject | undefined {
-  if (obj === undefined) return undefined
-  const apiVersion = group === '' ? version : `${group}/${version}`
-  return obj.apiVersion === apiVersion ? obj : { ...obj, apiVersion }
-}
-
-/** `group` is the one the webhook registered: the resource's own, or an equivalent one under matchPolicy Equivalent. */
-export function reviewRequest (a: AdmissionAttributes, uid: string, version: string, group = a.resource.group): AnyObject {
-  const r = a.resource
-  const kind = { group, version: r.version, kind: r.kind }
-  const resource = { group, version: r.version, resource: r.plural }
-  const object = convertedTo(a.object, group, r.version)
-  const oldObject = convertedTo(a.oldObject, group, r.version)
+/** `form` is the one the webhook's rules matched: the request's own, or an equivalent one under matchPolicy Equivalent. */
+export function reviewRequest (a: AdmissionAttributes, uid: string, version: string, form: ResourceForm = requestFormOf(a)): AnyObject {
+  const requested = requestFormOf(a)
+  const kind = { group: form.group, version: form.version, kind: form.kind }
+  const resource = { group: form.group, version: form.version, resource: form.resource }
+  const object = a.object === undefined ? undefined : toForm(a.object, form)
+  const oldObject = a.oldObject === undefined ? undefined : toForm(a.oldObject, form)
   const request: AnyObject = {
     uid,
     kind,
     resource,
     ...(a.subresource === '' ? {} : { subResource: a.subresource }),
-    requestKind: { group: r.group, version: r.version, kind: r.kind },
-    requestResource: { group: r.group, version: r.version, resource: r.plural },
+    requestKind: { group: requested.group, version: requested.version, kind: requested.kind },
+    requestResource: { group: requested.group, version: requested.version, resource: requested.resource },
     ...(a.subresource === '' ? {} : { requestSubResource: a.subresource }),
     ...(a.name === '' ? {} : { name: a.name }),
     ...(a.namespace === '' ? {} : { namespace: a.namespace }),

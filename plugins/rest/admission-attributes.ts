@@ -17,7 +17,7 @@ export interface AdmissionRequest {
 
 export function admissionAttributes (resource: Resource, registry: ResourceStores, r: AdmissionRequest): AdmissionAttributes {
   return {
-    operation: r.operation, resource, subresource: r.subresource, namespace: resource.namespaced ? r.namespace : '', name: r.name,
+    operation: r.operation, resource, requestedAs: r.caller.requestedAs, subresource: r.subresource, namespace: resource.namespaced ? r.namespace : '', name: r.name,
     object: r.object, oldObject: r.oldObject, user: r.caller.user, dryRun: r.dryRun, warnings: r.caller.warnings,
     auditAnnotations: r.caller.auditAnnotations ??= {}, fieldManager: r.caller.manager,
     lookup: async (gr, ns, n) => {

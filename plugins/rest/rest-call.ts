@@ -47,9 +47,15 @@ export type VerbHandler = (call: RestCall) => Promise<unknown>
 
 /** The write's caller, remembered on the call. */
 export function callerOf (call: RestCall, fieldManager?: string): Caller {
-  const { apiGroup, apiVersion } = call.info
+  const { apiGroup, apiVersion, pathGroup } = call.info
   const request = call.request
-  const c: Caller = { user: request.user, manager: fieldManager ?? defaultManager(request.headers['user-agent']), warnings: [], requestVersion: apiGroup === '' ? apiVersion : `${apiGroup}/${apiVersion}` }
+  const c: Caller = {
+    user: request.user,
+    manager: fieldManager ?? defaultManager(request.headers['user-agent']),
+    warnings: [],
+    requestVersion: apiGroup === '' ? apiVersion : `${apiGroup}/${apiVersion}`,
+    requestedAs: { group: pathGroup !== '' ? pathGroup : apiGroup, version: apiVersion }
+  }
   call.caller = c
   return c
 }
