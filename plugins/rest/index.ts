@@ -60,6 +60,15 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
 
   const methods = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
   for (const url of ['/api/*', '/apis/*']) {
-    fastify.route({ method: [...methods], url, handler: serve, exposeHeadRoute: false })
+    fastify.route({ method: [...methods], url, handler: serve, exposeHeadRoute: false, onRequest: emptyContentTypeIsNone })
   }
 }, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission', 'protobuf', 'authz'] })
+
+/**
+ * An empty Content-Type header is no Content-Type, as the reference's decoder takes it (a create
+ * then reads as JSON); Fastify would refuse it as a malformed media type before the handler.
+ */
+function emptyContentTypeIsNone (request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+  if (request.headers['content-type']?.trim() === '') delete request.headers['content-type']
+  done()
+}

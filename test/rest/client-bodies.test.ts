@@ -14,6 +14,8 @@ describe('bodies real clients send', () => {
     const created = await api.app.inject({ method: 'POST', url: CMS, headers: { authorization: 'Bearer admin-token' }, payload: JSON.stringify({ metadata: { name: 'no-type' }, data: { a: 'b' } }) })
     assert.equal(created.statusCode, 201, created.body)
     assert.deepEqual(created.json().data, { a: 'b' })
+    const empty = await api.app.inject({ method: 'POST', url: CMS, headers: { authorization: 'Bearer admin-token', 'content-type': '' }, payload: JSON.stringify({ metadata: { name: 'empty-type' } }) })
+    assert.equal(empty.statusCode, 201, `an empty Content-Type is none: ${empty.body}`)
     const patched = await api.app.inject({ method: 'PATCH', url: `${CMS}/no-type`, headers: { authorization: 'Bearer admin-token' }, payload: JSON.stringify({ data: { a: 'c' } }) })
     assert.equal(patched.statusCode, 415, patched.body)
   })
