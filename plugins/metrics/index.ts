@@ -3,7 +3,9 @@
 // parsed and their children looked up in nested Maps, so a request allocates no labels.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { collectDefaultMetrics, Registry, type Metric } from 'prom-client'
+import { collectDefaultMetrics, Gauge, Registry, type Metric } from 'prom-client'
+
+const PROCESS_START_TIME = 'process_start_time_seconds'
 import type { StorageObserver } from '../../storage/postgres.js'
 import { CounterCell, CounterFamily, GaugeFamily, HistogramFamily, type HistogramCell, type GaugeCell } from './cells.js'
 import { METRICS, type FamilyDefinition } from './definitions.js'
@@ -47,8 +49,13 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
   const showHiddenFor = checkShowHiddenFor(opts.showHiddenMetricsForVersion)
   const registry = new Registry()
   // Outside the stability framework, so with no level in their HELP: the reference registers
-  // its process and Go runtime collectors the same way (legacyregistry.RawMustRegister).
+  // its process and Go runtime collectors the same way (legacyregistry.RawMustRegister). Its
+  // process start time is the exception, a metric of its own at ALPHA (component-base's
+  // RegisterProcessStartTime), so ours is too.
   collectDefaultMetrics({ register: registry })
+  registry.removeSingleMetric(PROCESS_START_TIME)
+  new Gauge({ name: PROCESS_START_TIME, help: `[ALPHA] Start time of the process since unix epoch in seconds.`, registers: [registry] })
+    .set(Math.round(Date.now() / 1000 - process.uptime()))
 
   function register<F extends CounterFamily | GaugeFamily | HistogramFamily> (def: FamilyDefinition, family: F): F {
     if (def.deprecatedVersion !== undefined) {

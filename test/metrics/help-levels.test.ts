@@ -1,13 +1,14 @@
 // Every HELP of /metrics carries its stability level, but for the process and Node.js runtime
 // metrics prom-client collects: those stand where the reference's process and Go collectors
 // stand, registered raw (legacyregistry.RawMustRegister), outside the stability framework, so
-// their HELP carries none there either. The metrics guide says which they are.
+// their HELP carries none there either; the process start time is the reference's own ALPHA
+// metric. The metrics guide says which they are.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { buildTestApp } from '../helpers/app.js'
 
-const RUNTIME = /^(process|nodejs)_/
+const RUNTIME = /^(process|nodejs)_(?!start_time_seconds$)/
 
 test('every HELP starts with its stability level but the runtime collectors\', which the guide names', async (t) => {
   const { request } = await buildTestApp(t)
@@ -19,6 +20,8 @@ test('every HELP starts with its stability level but the runtime collectors\', w
     if (RUNTIME.test(name)) assert.doesNotMatch(help, /^\[(ALPHA|STABLE)\]/, name)
     else assert.match(help, /^\[(ALPHA|STABLE)\] /, name)
   }
+  assert.match(res.body, /^# HELP process_start_time_seconds \[ALPHA\] Start time of the process since unix epoch in seconds\.$/m)
+  assert.match(res.body, /^process_start_time_seconds \d{10}$/m)
   const guide = readFileSync(new URL('../../docs/metrics.md', import.meta.url), 'utf8')
   assert.match(guide, /`process_\*` and `nodejs_\*`[\s\S]{0,120}?no stability level/)
 })
