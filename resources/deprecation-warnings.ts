@@ -4,7 +4,7 @@
 // strategy's warningsOnCreate and warningsOnUpdate. Names the server spells with its own domain
 // (labels, annotations) are warned about in that spelling; node labels in the upstream spelling
 // too, since node agents may send them (NODE_LABEL_DOMAINS).
-import { GROUP_SUFFIX, NODE_LABEL_DOMAINS, POD_SECURITY } from './naming.js'
+import { DEPRECATED_ANNOTATIONS, NODE_LABEL_DOMAINS, POD_SECURITY } from './naming.js'
 import { milliValue } from './quantity.js'
 import type { AnyObject } from './define.js'
 
@@ -53,8 +53,8 @@ export function nodeLabelSelectorWarnings (selector: Obj | undefined, path: stri
   return out
 }
 
-const STORAGE_CLASS_ANNOTATION = `volume.beta.${GROUP_SUFFIX}/storage-class`
-const MOUNT_OPTIONS_ANNOTATION = `volume.beta.${GROUP_SUFFIX}/mount-options`
+const STORAGE_CLASS_ANNOTATION = DEPRECATED_ANNOTATIONS.betaStorageClass
+const MOUNT_OPTIONS_ANNOTATION = DEPRECATED_ANNOTATIONS.betaMountOptions
 
 // The in-tree plugins the reference warns about, by the field that selects them; the name in
 // the message is the Go field's (`storageOS`), not always the JSON one (`storageos`).
@@ -114,9 +114,9 @@ export function persistentVolumeClaimWarnings (pvc: Obj): string[] {
 }
 
 const DEPRECATED_POD_ANNOTATIONS: ReadonlyArray<[string, string]> = [
-  [`scheduler.alpha.${GROUP_SUFFIX}/critical-pod`, 'non-functional in v1.16+; use the "priorityClassName" field instead'],
-  [`security.alpha.${GROUP_SUFFIX}/sysctls`, 'non-functional in v1.11+; use the "sysctls" field instead'],
-  [`security.alpha.${GROUP_SUFFIX}/unsafe-sysctls`, 'non-functional in v1.11+; use the "sysctls" field instead']
+  [DEPRECATED_ANNOTATIONS.criticalPod, 'non-functional in v1.16+; use the "priorityClassName" field instead'],
+  [DEPRECATED_ANNOTATIONS.sysctls, 'non-functional in v1.11+; use the "sysctls" field instead'],
+  [DEPRECATED_ANNOTATIONS.unsafeSysctls, 'non-functional in v1.11+; use the "sysctls" field instead']
 ]
 const SECCOMP_MESSAGE = 'non-functional in v1.27+; use the "seccompProfile" field instead'
 

@@ -292,6 +292,18 @@ export const POD_SERVICE_ACCOUNT = {
   enforceMountableSecrets: `${GROUP_SUFFIX}/enforce-mountable-secrets`
 } as const
 
+/** Annotations the reference once read and now only warns about (deprecation-warnings.ts, services.ts). */
+export const DEPRECATED_ANNOTATIONS = {
+  betaStorageClass: `volume.beta.${GROUP_SUFFIX}/storage-class`,
+  betaMountOptions: `volume.beta.${GROUP_SUFFIX}/mount-options`,
+  criticalPod: `scheduler.alpha.${GROUP_SUFFIX}/critical-pod`,
+  sysctls: `security.alpha.${GROUP_SUFFIX}/sysctls`,
+  unsafeSysctls: `security.alpha.${GROUP_SUFFIX}/unsafe-sysctls`,
+  topologyAwareHints: `service.${GROUP_SUFFIX}/topology-aware-hints`,
+  /** The annotation that replaced topology-aware-hints (named in its warning). */
+  topologyMode: `service.${GROUP_SUFFIX}/topology-mode`
+} as const
+
 /** Marks a pod the node agent mirrors from a static manifest. */
 export const MIRROR_POD_ANNOTATION = `${GROUP_SUFFIX}/config.mirror`
 

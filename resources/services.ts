@@ -14,11 +14,11 @@ import {
 import { ipRange, parseCidr, parsePortRange, portRange, type ValueRange } from './value-ranges.js'
 import { JSON_ONLY, keepZero, message, wireOnly } from './protobuf.js'
 import { warnOnWrite } from './deprecation-warnings.js'
-import { GROUP_SUFFIX } from './naming.js'
+import { DEPRECATED_ANNOTATIONS } from './naming.js'
 
 // The topology annotation under its name before 1.27 (upstream service.kubernetes.io/topology-aware-hints), deprecated for topology-mode.
-const TOPOLOGY_AWARE_HINTS = `service.${GROUP_SUFFIX}/topology-aware-hints`
-const TOPOLOGY_MODE = `service.${GROUP_SUFFIX}/topology-mode`
+const TOPOLOGY_AWARE_HINTS = DEPRECATED_ANNOTATIONS.topologyAwareHints
+const TOPOLOGY_MODE = DEPRECATED_ANNOTATIONS.topologyMode
 
 const opt = Type.Optional
 const S = (props: Parameters<typeof Type.Object>[0], extra: object = {}) => Type.Object(props, { additionalProperties: false, ...extra })
