@@ -52,6 +52,7 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     },
     showHiddenMetricsForVersion: flags.showHiddenMetricsForVersion,
     runtimeConfig: flags.runtimeConfig,
+    discoveryUpstreamGroups: flags.discoveryUpstreamGroups,
     featureGates: flags.featureGates,
     audit: { policy: auditPolicy, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
     livezGracePeriodMs: flags.livezGracePeriodMs,

@@ -6,7 +6,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { pathNotFound } from '../resources/status.js'
 import type { Resource } from '../resources/define.js'
-import { canonicalGroup, DISCOVERED_ALIASES } from '../resources/naming.js'
+import { canonicalGroup, DISCOVERED_ALIASES, GROUP_ALIASES } from '../resources/naming.js'
 import { sendDocument } from './rest/encode.js'
 import { negotiate } from './rest/negotiation.js'
 import { wantsPretty } from './rest/options.js'
@@ -47,15 +47,23 @@ function apiResources (resources: Resource[], storedAs: StoredAs | undefined) {
  * and `kubectl certificate approve` takes only objects of the upstream group. Short names stay
  * with our group.
  */
-function withAliases (resources: Resource[]): Resource[] {
-  const aliases = DISCOVERED_ALIASES.flatMap(alias => resources
+function withAliases (resources: Resource[], everyGroup: boolean): Resource[] {
+  const under = (aliases: readonly string[]): Resource[] => aliases.flatMap(alias => resources
     .filter(r => r.group === canonicalGroup(alias))
     .map(r => ({ ...r, group: alias, apiVersion: `${alias}/${r.version}`, shortNames: undefined, categories: undefined })))
-  return [...aliases, ...resources]
+  // Under --discovery-upstream-groups the other upstream names follow ours, so a plain plural
+  // still resolves to our group.
+  const rest = everyGroup ? under(Object.keys(GROUP_ALIASES).filter(alias => !DISCOVERED_ALIASES.includes(alias))) : []
+  return [...under(DISCOVERED_ALIASES), ...resources, ...rest]
 }
 
-export default fp(async function discovery (fastify: FastifyInstance) {
-  const resources = (): Resource[] => withAliases(fastify.resources.served())
+export interface DiscoveryOptions {
+  /** --discovery-upstream-groups */
+  upstreamGroups?: boolean
+}
+
+export default fp<DiscoveryOptions>(async function discovery (fastify: FastifyInstance, opts: DiscoveryOptions) {
+  const resources = (): Resource[] => withAliases(fastify.resources.served(), opts.upstreamGroups === true)
   const groups = (): Map<string, string[]> => {
     const m = new Map<string, string[]>()
     for (const r of resources()) {

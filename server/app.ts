@@ -120,7 +120,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
 async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Promise<void> {
   // A replica whose CA or token key differs from the database's first server stops here.
   await app.register(clusterIdentity, { caCertPem: opts.rootCAPem, serviceAccountKeyPem: opts.serviceAccounts?.signingKeyPem })
-  await app.register(discovery)
+  await app.register(discovery, { upstreamGroups: opts.discoveryUpstreamGroups })
   await app.register(openapi)
 
   await registerFamily(app, AUTHENTICATORS, opts)

@@ -42,6 +42,8 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
   showHiddenMetricsForVersion?: string
   /** --runtime-config: `<group>/<version>[/<resource>]=true|false`, `api/all`, `api/ga`, `api/beta`, `api/alpha`. */
   runtimeConfig?: string[]
+  /** --discovery-upstream-groups: discovery lists every group under its upstream spelling too. */
+  discoveryUpstreamGroups?: boolean
   /** --feature-gates (`{ WatchList: false }`); unknown, removed and locked gates throw. */
   featureGates?: Record<string, boolean>
   /** --audit-policy-file and --audit-log-*: no audit log without both a policy and a path. */

@@ -1,6 +1,6 @@
 // What is served and how: feature gates, the served group versions, hidden metrics.
 import { knownFeatures } from '../../resources/feature-gates.js'
-import { gates, keyValueList, maybe, text } from './kinds.js'
+import { bool, gates, keyValueList, maybe, text } from './kinds.js'
 import { flag } from './spec.js'
 
 export const FEATURE_FLAGS = [
@@ -18,6 +18,10 @@ export const FEATURE_FLAGS = [
       'api/ga=true|false controls all API versions of the form v[0-9]+\n' +
       'api/beta=true|false controls all API versions of the form v[0-9]+beta[0-9]+\n' +
       'api/alpha=true|false controls all API versions of the form v[0-9]+alpha[0-9]+'
+  }),
+  flag({
+    name: 'discovery-upstream-groups', key: 'discoveryUpstreamGroups', kind: bool, default: false, section: 'API enablement', target: 'discoveryUpstreamGroups',
+    help: 'List every group in discovery under its upstream name too (storage.k8s.io beside storage.svc.io), after ours, so that kubectl maps manifests written with the upstream apiVersions. Without it the upstream names are served by path only, but for the ones kubectl needs in discovery (certificates, networking).'
   }),
   flag({
     name: 'show-hidden-metrics-for-version', key: 'showHiddenMetricsForVersion', kind: maybe(text), default: undefined, section: 'Metrics', target: 'showHiddenMetricsForVersion',

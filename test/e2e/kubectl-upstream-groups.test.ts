@@ -1,12 +1,13 @@
 // kubectl's commands that hard-code upstream group names or send bodies the way kubectl does:
 // `auth reconcile` of an RBAC manifest (whose rules, naming upstream groups, then grant our
-// kinds: `auth can-i`), `describe node` reading the node's Lease, `create --raw` with a charset, and
+// kinds: `auth can-i`), `create -f` of a manifest in an upstream group (listed in discovery under
+// --discovery-upstream-groups), `describe node` reading the node's Lease, `create --raw` with a charset, and
 // `create --dry-run=server` of a name that exists.
 import { describe, it, before, after } from 'node:test'
 import assert from 'node:assert/strict'
 import { hasKubectl, kubectlFor, type Kubectl } from '../helpers/kubectl.js'
 import { startServer, type RunningServer } from '../helpers/server.js'
-import { GROUPS, upstreamGroup } from '../../resources/naming.js'
+import { upstreamGroup } from '../../resources/naming.js'
 
 const RBAC = upstreamGroup('rbac.authorization')
 /** Where kubectl looks for a node's Lease: upstream's node-lease namespace, a name kubectl hard-codes. */
@@ -40,7 +41,8 @@ describe('kubectl with upstream group names', { skip: hasKubectl('1.33') ? false
   let kubectl: Kubectl
   const cleanups: Array<() => unknown> = []
   before(async () => {
-    server = await startServer({ after: fn => { cleanups.push(fn) } }, ['--authorization-mode', 'RBAC'])
+    // Discovery lists the upstream names too, so kubectl maps manifests written with them.
+    server = await startServer({ after: fn => { cleanups.push(fn) } }, ['--authorization-mode', 'RBAC', '--discovery-upstream-groups'])
     kubectl = kubectlFor({ kubeconfig: server.kubeconfig, version: '1.33' })
   })
   after(async () => { for (const fn of cleanups) await fn() })
@@ -70,12 +72,12 @@ describe('kubectl with upstream group names', { skip: hasKubectl('1.33') ? false
     assert.match(again.stderr, /configmaps "raw-made" already exists/)
   })
 
-  it('describe node reads the node\'s Lease through the upstream group', async () => {
+  it('create -f of an upstream manifest, and describe node reading the node\'s Lease through the upstream group', async () => {
     await kubectl.ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'leased-node' } }))
     const renewed = new Date().toISOString().replace(/\.\d+Z$/, '.000000Z')
     await kubectl.ok(['create', 'namespace', NODE_LEASE_NAMESPACE])
     await kubectl.ok(['create', '-f', '-'], JSON.stringify({
-      apiVersion: `${GROUPS.coordination}/v1`, kind: 'Lease',
+      apiVersion: `${upstreamGroup('coordination')}/v1`, kind: 'Lease',
       metadata: { name: 'leased-node', namespace: NODE_LEASE_NAMESPACE },
       spec: { holderIdentity: 'leased-node', leaseDurationSeconds: 40, renewTime: renewed }
     }))
