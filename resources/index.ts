@@ -35,6 +35,7 @@ import resourcequotas from './resourcequotas.js'
 import runtimeclasses from './runtimeclasses.js'
 import services from './services.js'
 import tokenreviews from './tokenreviews.js'
+import customresourcedefinitions from './customresourcedefinitions.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -71,5 +72,6 @@ export const RESOURCES: readonly Resource[] = [
   resourcequotas,
   runtimeclasses,
   services,
-  tokenreviews
+  tokenreviews,
+  customresourcedefinitions
 ]

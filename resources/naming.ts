@@ -29,7 +29,8 @@ export const GROUPS = {
   scheduling: group('scheduling'),
   networking: group('networking'),
   events: group('events'),
-  node: group('node')
+  node: group('node'),
+  apiextensions: group('apiextensions')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -86,7 +87,9 @@ export const FINALIZERS = {
   /** The namespace finalizer lives in spec.finalizers and is removed only through /finalize. */
   namespace: VENDOR,
   pvcProtection: `${GROUP_SUFFIX}/pvc-protection`,
-  pvProtection: `${GROUP_SUFFIX}/pv-protection`
+  pvProtection: `${GROUP_SUFFIX}/pv-protection`,
+  /** Holds a deleted CustomResourceDefinition until its instances are gone. */
+  customResourceCleanup: `customresourcecleanup.${group('apiextensions')}`
 } as const
 
 export const SECRET_TYPES = {

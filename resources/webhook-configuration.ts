@@ -37,7 +37,7 @@ const ServiceReference = Type.Object({
   port: opt(Int32({ default: 443 }))
 }, { additionalProperties: false, ...message('ServiceReference', { namespace: keepZero(1), name: keepZero(2), path: keepZero(3), port: keepZero(4) }) })
 
-const WebhookClientConfig = Type.Object({
+export const WebhookClientConfig = Type.Object({
   url: opt(Type.String({ description: 'https URL without user information, query or fragment.' })),
   service: opt(ServiceReference),
   caBundle: opt(Type.String({ format: 'byte', description: 'PEM bundle (base64 in JSON) the webhook\'s serving certificate is verified against; the system roots when absent.' }))
@@ -139,7 +139,8 @@ function validateRule (rule: Obj, field: string): FieldError[] {
   return errors
 }
 
-function validateClientConfig (cc: Obj | undefined, field: string): FieldError[] {
+/** url xor service, each as the reference's webhook package checks it; shared with CRD conversion webhooks. */
+export function validateClientConfig (cc: Obj | undefined, field: string): FieldError[] {
   const hasUrl = typeof cc?.url === 'string'
   const hasService = cc?.service !== undefined && cc.service !== null
   if (hasUrl === hasService) return [{ type: 'Required', field, detail: 'exactly one of url or service is required' }]
