@@ -25,6 +25,7 @@ import bootstrapSigner from './bootstrap-signer.js'
 import resourceQuotaController from './resource-quota.js'
 import kubernetesService from './kubernetes-service.js'
 import valuePoolRepair from './value-pool-repair.js'
+import crdNaming from './crd-naming.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -62,7 +63,9 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'garbagecollector', plugin: garbageCollector, enabled: 'default' },
   { name: 'resourcequota', plugin: resourceQuotaController, enabled: 'default' },
   { name: 'kubernetes-service', plugin: kubernetesService, enabled: 'always', options: ctx => ctx.kubernetesService },
-  { name: 'value-pool-repair', plugin: valuePoolRepair, enabled: 'always' }
+  { name: 'value-pool-repair', plugin: valuePoolRepair, enabled: 'always' },
+  // The apiextensions server's own controllers (naming, establishing, finalizer): not kube-controller-manager's, so no --controllers switch.
+  { name: 'apiextensions', plugin: crdNaming, enabled: 'always' }
 ]
 
 /** Controllers of this server that `*` enables, as --controllers names them. */
