@@ -76,14 +76,15 @@ const CrdCondition = Type.Object({
 }, struct)
 
 const schema = objectSchema(`${GROUPS.apiextensions}/v1`, 'CustomResourceDefinition', {
-  spec: Type.Object({
+  // Optional as the reference's JSON decoding has it: a /status write may leave it out.
+  spec: opt(Type.Object({
     group: Type.String({ description: 'The API group of the defined kind.' }),
     names: Names,
     scope: Type.String({ description: 'Cluster or Namespaced.' }),
     versions: AtomicList(Version),
     conversion: opt(Conversion),
     preserveUnknownFields: opt(Type.Boolean())
-  }, struct),
+  }, struct)),
   status: opt(Type.Object({
     conditions: opt(MapList(CrdCondition, ['type'])),
     acceptedNames: opt(Names),
@@ -344,6 +345,26 @@ function validateCrdUpdate (crd: Crd, old: Crd): FieldError[] {
   return errors
 }
 
+const EXAMPLE = {
+  metadata: { name: 'widgets.example.com' },
+  spec: {
+    group: 'example.com',
+    names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] },
+    scope: 'Namespaced',
+    versions: [{
+      name: 'v1',
+      served: true,
+      storage: true,
+      schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } }
+    }]
+  },
+  status: {
+    acceptedNames: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] },
+    storedVersions: ['v1'],
+    conditions: [{ type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' }]
+  }
+}
+
 export default defineResource({
   group: GROUPS.apiextensions,
   version: 'v1',
@@ -376,23 +397,14 @@ export default defineResource({
     validate: (crd: Crd) => validateCrd(crd),
     validateUpdate: (crd: Crd, old: Crd) => validateCrdUpdate(crd, old)
   },
-  example: {
-    metadata: { name: 'widgets.example.com' },
-    spec: {
-      group: 'example.com',
-      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] },
-      scope: 'Namespaced',
-      versions: [{
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } }
-      }]
-    },
-    status: {
-      acceptedNames: { plural: 'widgets', singular: 'widget', kind: 'Widget', listKind: 'WidgetList', shortNames: ['wd'] },
-      storedVersions: ['v1'],
-      conditions: [{ type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' }]
-    }
+  example: EXAMPLE,
+  // The name is `<plural>.<group>`: another name is the example's plural in another group.
+  exampleNamed (name: string) {
+    const dot = name.indexOf('.')
+    const example = structuredClone(EXAMPLE)
+    example.metadata.name = name
+    example.spec.names.plural = name.slice(0, dot)
+    example.spec.group = name.slice(dot + 1)
+    return example
   }
 })

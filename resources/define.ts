@@ -257,6 +257,12 @@ export interface ResourceDefinition<S extends TObject = TObject> {
    * the object without it), so it must differ from the status a new object gets.
    */
   example?: KindExample
+  /**
+   * The example under another name, for a kind whose name derives from its fields (a
+   * CustomResourceDefinition's is `<plural>.<group>`); without it the conformance suite only
+   * changes metadata.name.
+   */
+  exampleNamed?: (name: string) => KindExample
 }
 
 /** A kind's example object: what `kubectl apply` would be given, apiVersion and kind optional. */

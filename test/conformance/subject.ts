@@ -72,4 +72,10 @@ export const itemUrl = (s: Subject, name: string = s.name, subresource?: string)
   `${s.collection}/${name}${subresource === undefined ? '' : `/${subresource}`}`
 
 /** The subject's object under another name (the extra objects a behaviour makes). */
-export const renamed = (s: Subject, name: string): AnyObject => ({ ...structuredClone(s.object), metadata: { ...structuredClone(s.object.metadata), name } })
+export function renamed (s: Subject, name: string): AnyObject {
+  const named = s.definition.exampleNamed?.(name)
+  if (named === undefined) return { ...structuredClone(s.object), metadata: { ...structuredClone(s.object.metadata), name } }
+  // The kind's own renaming changes fields beside the name; the rest is the subject's.
+  const { status: _s, ...fields } = structuredClone(named) as AnyObject
+  return { ...structuredClone(s.object), ...fields, metadata: { ...structuredClone(s.object.metadata), ...fields.metadata, name } }
+}
