@@ -43,7 +43,7 @@ export function validateCrdSchema (schema: Schema, path: string, statusEnabled: 
   }
   errors.push(...openApiSubset(schema, path))
   // The reference sorts structural errors by their text, its maps being unordered.
-  const structural = structuralInvariants(schema, 'root', path)
+  const structural = [...structuralInvariants(schema, 'root', path), ...completeness(schema, path)]
   structural.sort((a, b) => `${a.field}: ${a.detail}` < `${b.field}: ${b.detail}` ? -1 : 1)
   return [...errors, ...structural]
 }
@@ -221,6 +221,39 @@ function nestedValueValidation (v: Schema | undefined, skipAnyOf: boolean, path:
   if (v['x-kubernetes-list-type'] !== undefined && v['x-kubernetes-list-type'] !== null) forbid('x-kubernetes-list-type', 'must be undefined to be structural')
   // Reasoning about metadata in junctors could restrict it in ways the server does not honour.
   if (props.metadata !== undefined) forbid(key('properties', 'metadata'), 'must not be specified in a nested context')
+  return errors
+}
+
+/** validateStructuralCompleteness: a field a junctor constrains is declared outside the junctors too. */
+function completeness (s: Schema | undefined, path: string): FieldError[] {
+  if (!isObj(s)) return []
+  const errors = completeness(s.items, `${path}.items`)
+  const props: Schema = isObj(s.properties) ? s.properties : {}
+  for (const [k, v] of Object.entries(props)) errors.push(...completeness(v, key(`${path}.properties`, k)))
+  errors.push(...junctorCompleteness(s, s, path, path))
+  return errors
+}
+
+function junctorCompleteness (v: Schema, s: Schema, sPath: string, vPath: string): FieldError[] {
+  const errors = nestedCompleteness(v.not, s, sPath, `${vPath}.not`)
+  for (const junctor of ['allOf', 'anyOf', 'oneOf']) {
+    if (Array.isArray(v[junctor])) v[junctor].forEach((n: Schema, i: number) => errors.push(...nestedCompleteness(n, s, sPath, `${vPath}.${junctor}[${i}]`)))
+  }
+  return errors
+}
+
+function nestedCompleteness (v: Schema | undefined, s: Schema | undefined, sPath: string, vPath: string): FieldError[] {
+  if (!isObj(v)) return []
+  if (!isObj(s)) return [{ type: 'Required', field: sPath, detail: `because it is defined in ${vPath}` }]
+  const errors = junctorCompleteness(v, s, sPath, vPath)
+  errors.push(...nestedCompleteness(v.items, s.items, `${sPath}.items`, `${vPath}.items`))
+  const sProps: Schema = isObj(s.properties) ? s.properties : {}
+  for (const [k, field] of Object.entries(isObj(v.properties) ? v.properties : {})) {
+    const at = key(`${vPath}.properties`, k)
+    if (isObj(sProps[k])) errors.push(...nestedCompleteness(field, sProps[k], key(`${sPath}.properties`, k), at))
+    else if (isObj(s.additionalProperties)) errors.push(...nestedCompleteness(field, s.additionalProperties, `${sPath}.additionalProperties`, at))
+    else errors.push({ type: 'Required', field: key(`${sPath}.properties`, k), detail: `because it is defined in ${at}` })
+  }
   return errors
 }
 
