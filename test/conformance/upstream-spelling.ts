@@ -59,8 +59,13 @@ export const upstreamSpelling: Behaviour = {
 
 /** The same object through either spelling, each answering in its own; protobuf too where the kind speaks it. */
 async function readsAlike (api: TestApp, s: Subject, up: ReturnType<typeof upstream>, name: string): Promise<void> {
-  const ours = await getJson(api, `${s.collection}/${name}`)
-  const theirs = await getJson(api, up.item(name))
+  let ours = await getJson(api, `${s.collection}/${name}`)
+  let theirs = await getJson(api, up.item(name))
+  // A controller may write between the two reads (a new CustomResourceDefinition's names are accepted): read again.
+  for (let attempt = 1; attempt < 5 && ours.metadata?.resourceVersion !== theirs.metadata?.resourceVersion; attempt++) {
+    ours = await getJson(api, `${s.collection}/${name}`)
+    theirs = await getJson(api, up.item(name))
+  }
   assert.equal(ours.apiVersion, s.served.apiVersion)
   assert.deepEqual(theirs, { ...ours, apiVersion: up.apiVersion } as AnyObject)
   if (!api.app.protobuf.supports(s.served.apiVersion, s.served.kind)) return
