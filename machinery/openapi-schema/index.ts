@@ -7,27 +7,41 @@ import { toFieldError } from './messages.js'
 import { validateNode } from './validate.js'
 import { validateListSetsAndMaps } from './list-types.js'
 import { validateEmbeddedResources } from './embedded.js'
+import { normalize } from './normalize.js'
+import { prune as pruneNode } from './prune.js'
+import { applyDefaults as defaultNode } from './defaults.js'
 
 export type { JSONSchemaProps, ValidationRule } from './types.js'
-export { prune } from './prune.js'
-export { applyDefaults, pruneNonNullableNullsWithoutDefaults } from './defaults.js'
-export { validateListSetsAndMaps } from './list-types.js'
-export { validateEmbeddedResources } from './embedded.js'
 export { stringFormat } from './formats.js'
+export { normalize } from './normalize.js'
+
+// Every entry point takes the schema as decoded JSON and normalizes it (cached per schema
+// object), so the walkers below never meet a keyword of the wrong kind.
 
 /** The OpenAPI checks alone (the reference's ValidateCustomResource), one field error per violation. */
 export function validateSchema (schema: JSONSchemaProps, obj: unknown): FieldError[] {
-  return validateNode(schema, '', obj).errors.map(toFieldError)
+  return validateNode(normalize(schema), '', obj).errors.map(toFieldError)
 }
 
 /** Every check the reference makes of a custom object's body against its schema. */
 export function validateCustomObject (schema: JSONSchemaProps, obj: unknown): FieldError[] {
+  const s = normalize(schema)
   return [
-    ...validateSchema(schema, obj),
-    ...validateEmbeddedResources('', schema, obj),
-    ...validateListSetsAndMaps('', schema, obj)
+    ...validateNode(s, '', obj).errors.map(toFieldError),
+    ...validateEmbeddedResources('', s, obj),
+    ...validateListSetsAndMaps('', s, obj)
   ]
 }
+
+/**
+ * Removes the fields the schema does not declare, in place; returns their paths, sorted.
+ * `isResourceRoot` keeps the root's apiVersion, kind and metadata.
+ */
+export const prune = (obj: unknown, schema: JSONSchemaProps | undefined, isResourceRoot = true): string[] =>
+  pruneNode(obj, schema === undefined ? undefined : normalize(schema), isResourceRoot)
+
+/** Fills the schema's defaults in place, after dropping nulls it neither allows nor defaults. */
+export const applyDefaults = (obj: unknown, schema: JSONSchemaProps): void => defaultNode(obj, normalize(schema))
 
 /** The warnings fieldValidation=Warn gives for pruned paths, in the reference's words. */
 export const unknownFieldWarnings = (pruned: string[]): string[] => pruned.map(p => `unknown field ${JSON.stringify(p)}`)

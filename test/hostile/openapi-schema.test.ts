@@ -72,8 +72,18 @@ function schemaAt (depth: number): fc.Arbitrary<JSONSchemaProps> {
 }
 const SCHEMA = schemaAt(3)
 
+const KEYWORDS = ['type', 'format', 'nullable', 'default', 'enum', 'maximum', 'minimum', 'exclusiveMaximum', 'multipleOf',
+  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'items', 'maxProperties', 'required',
+  'properties', 'additionalProperties', 'allOf', 'anyOf', 'oneOf', 'not', 'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys']
+
+/** Keywords holding values of the wrong kind: a schema no CRD validation would let through. */
+const GARBAGE: fc.Arbitrary<unknown> = fc.letrec<{ schema: unknown }>(tie => ({
+  schema: fc.dictionary(fc.constantFrom(...KEYWORDS), fc.oneof({ depthSize: 'small' }, VALUE, tie('schema'), fc.dictionary(KEY, tie('schema'), { maxKeys: 2 })), { maxKeys: 5 })
+})).schema
+
 /** Whatever JSON a client or a careless CRD author may send as a schema. */
-const ANY_SCHEMA = fc.oneof(SCHEMA, VALUE) as fc.Arbitrary<JSONSchemaProps>
+const ANY_SCHEMA = fc.oneof(SCHEMA, GARBAGE, VALUE) as fc.Arbitrary<JSONSchemaProps>
 
 describe('openapi-schema on hostile input', () => {
   it('validate, prune and default never throw, and pruning twice prunes nothing more', () => {
