@@ -48,3 +48,24 @@ function embedded (path: string, x: Record<string, unknown>): FieldError[] {
   }
   return errs
 }
+
+/**
+ * The metadata of every embedded resource below the root, with its path, for the caller to
+ * validate as ObjectMeta (the reference's ValidateObjectMeta there, a name being optional),
+ * which lives above this layer.
+ */
+export function embeddedObjectMetas (path: string, s: JSONSchemaProps | undefined, x: unknown): Array<{ path: string, metadata: Record<string, unknown> }> {
+  if (s === undefined) return []
+  const out: Array<{ path: string, metadata: Record<string, unknown> }> = []
+  if (isObject(x)) {
+    if (s['x-kubernetes-embedded-resource'] === true && path !== '' && isObject(x.metadata)) out.push({ path: child(path, 'metadata'), metadata: x.metadata })
+    for (const [k, v] of Object.entries(x)) {
+      if (s.properties !== undefined && Object.hasOwn(s.properties, k)) out.push(...embeddedObjectMetas(child(path, k), s.properties[k], v))
+      else if (isObject(s.additionalProperties)) out.push(...embeddedObjectMetas(key(path, k), s.additionalProperties, v))
+    }
+  } else if (Array.isArray(x)) {
+    const items = itemsOf(s)
+    x.forEach((v, i) => out.push(...embeddedObjectMetas(index(path, i), items, v)))
+  }
+  return out
+}

@@ -6,7 +6,7 @@ import type { JSONSchemaProps } from './types.js'
 import { toFieldError } from './messages.js'
 import { validateNode } from './validate.js'
 import { validateListSetsAndMaps } from './list-types.js'
-import { validateEmbeddedResources } from './embedded.js'
+import { embeddedObjectMetas as metasOf, validateEmbeddedResources } from './embedded.js'
 import { normalize } from './normalize.js'
 import { prune as pruneNode } from './prune.js'
 import { applyDefaults as defaultNode } from './defaults.js'
@@ -45,3 +45,7 @@ export const applyDefaults = (obj: unknown, schema: JSONSchemaProps): void => de
 
 /** The warnings fieldValidation=Warn gives for pruned paths, in the reference's words. */
 export const unknownFieldWarnings = (pruned: string[]): string[] => pruned.map(p => `unknown field ${JSON.stringify(p)}`)
+
+/** The metadata of the embedded resources in `obj`, by path, for ObjectMeta validation above this layer. */
+export const embeddedObjectMetas = (schema: JSONSchemaProps, obj: unknown): Array<{ path: string, metadata: Record<string, unknown> }> =>
+  metasOf('', normalize(schema), obj)

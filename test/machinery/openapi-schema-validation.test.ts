@@ -2,7 +2,7 @@
 // path and message (kube-openapi's wording through kubeOpenAPIResultToFieldErrors).
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { validateCustomObject, type JSONSchemaProps } from '../../machinery/openapi-schema/index.js'
+import { embeddedObjectMetas, validateCustomObject, type JSONSchemaProps } from '../../machinery/openapi-schema/index.js'
 import { fieldErrorText, invalid } from '../../resources/status.js'
 
 const texts = (schema: JSONSchemaProps, obj: unknown): string[] =>
@@ -146,5 +146,11 @@ describe('openapi-schema validation', () => {
     for (const [format, value] of Object.entries(invalidValues)) {
       assert.equal(texts(spec({ v: { type: 'string', format } }), { spec: { v: value } }).length, 1, format)
     }
+  })
+
+  it('hands over the metadata of embedded resources for ObjectMeta validation', () => {
+    const schema = spec({ templates: { type: 'array', items: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } } })
+    const metas = embeddedObjectMetas(schema, { metadata: { name: 'root' }, spec: { templates: [{ metadata: { name: 'Bad_Name' } }, { kind: 'X' }] } })
+    assert.deepEqual(metas, [{ path: 'spec.templates[0].metadata', metadata: { name: 'Bad_Name' } }])
   })
 })
