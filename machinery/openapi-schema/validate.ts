@@ -20,10 +20,13 @@ export function merge (into: Result, from: Result): void {
   into.matchCount += from.matchCount
 }
 
+// The reference decodes a JSON number to int64 when it is whole and fits, else to float64.
+const isInt64 = (v: number): boolean => Number.isInteger(v) && Math.abs(v) < 2 ** 63
+
 const jsonType = (v: unknown): string => {
   if (Array.isArray(v)) return 'array'
   if (v === null) return 'null'
-  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number'
+  if (typeof v === 'number') return isInt64(v) ? 'integer' : 'number'
   if (typeof v === 'object') return 'object'
   return typeof v
 }
@@ -77,7 +80,7 @@ function stringCheck (s: JSONSchemaProps, path: string, data: string): Result {
 // prints it so (MaximumNativeType); a fractional value is compared and printed as float64.
 function numberCheck (s: JSONSchemaProps, path: string, data: number): Result {
   const res = newResult()
-  const whole = Number.isInteger(data)
+  const whole = isInt64(data)
   if (s.multipleOf !== undefined && s.multipleOf !== 0) {
     const factor = s.multipleOf
     if (whole && Math.trunc(factor) !== 0) {

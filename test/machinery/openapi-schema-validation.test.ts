@@ -19,6 +19,8 @@ const cases: Case[] = [
   { name: 'a value of the wrong type', schema: spec({ replicas: { type: 'integer' } }), spec: { replicas: 'three' }, want: ['spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"'] },
   { name: 'an integral float where an integer is wanted', schema: spec({ replicas: { type: 'integer' } }), spec: { replicas: 3.0 }, want: [] },
   { name: 'a fraction where an integer is wanted', schema: spec({ replicas: { type: 'integer' } }), spec: { replicas: 1.5 }, want: ['spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number"'] },
+  { name: 'a whole number past int64, a float past 2^53 and so no integer', schema: spec({ replicas: { type: 'integer' } }), spec: { replicas: 1e300 }, want: ['spec.replicas: Invalid value: "number": spec.replicas in body must be of type integer: "number"'] },
+  { name: 'a huge whole number bounded as a float', schema: spec({ n: { type: 'number', maximum: 10 } }), spec: { n: 1e300 }, want: ['spec.n: Invalid value: 1e+300: spec.n in body should be less than or equal to 10'] },
   { name: 'an integer where a number is wanted', schema: spec({ ratio: { type: 'number' } }), spec: { ratio: 2 }, want: [] },
   { name: 'a fraction against int32', schema: spec({ n: { type: 'integer', format: 'int32' } }), spec: { n: 1.5 }, want: ['spec.n: Invalid value: "float64": spec.n in body must be of type int32: "float64"'] },
   { name: 'an object where a string is wanted', schema: spec({ s: { type: 'string' } }), spec: { s: { a: 1 } }, want: ['spec.s: Invalid value: "object": spec.s in body must be of type string: "object"'] },
