@@ -28,7 +28,7 @@ export interface Status {
   code: number
 }
 
-export type FieldErrorType = 'Required' | 'Invalid' | 'Forbidden' | 'Duplicate' | 'NotSupported' | 'TooLong' | 'TooMany' | 'NotFound' | 'Unknown'
+export type FieldErrorType = 'Required' | 'Invalid' | 'TypeInvalid' | 'Forbidden' | 'Duplicate' | 'NotSupported' | 'TooLong' | 'TooMany' | 'NotFound' | 'Unknown'
 
 /** One problem with one field of a request body, as k8s field.Error. */
 export interface FieldError {
@@ -148,12 +148,14 @@ export function fieldErrorText (e: FieldError): string {
     case 'Duplicate': return `Duplicate value: ${quote(e.value)}`
     case 'NotFound': return `Not found: ${quote(e.value)}`
     case 'TooLong': return `Too long: ${e.detail ?? 'value is too long'}`
-    case 'TooMany': return `Too many: ${e.detail ?? 'too many items'}`
+    // The reference shows the actual count when it knows it (field.TooMany).
+    case 'TooMany': return `Too many: ${typeof e.value === 'number' ? `${e.value}: ` : ''}${e.detail ?? 'too many items'}`
     case 'NotSupported': {
       const supported = e.supported === undefined ? '' : `: supported values: ${e.supported.map(s => JSON.stringify(s)).join(', ')}`
       return `Unsupported value: ${quote(e.value)}${supported}`
     }
-    case 'Invalid': return `Invalid value: ${quote(e.value)}${e.detail ? `: ${e.detail}` : ''}`
+    case 'Invalid':
+    case 'TypeInvalid': return `Invalid value: ${quote(e.value)}${e.detail ? `: ${e.detail}` : ''}`
     case 'Unknown': return `unknown field "${e.field}"`
   }
 }
@@ -161,6 +163,7 @@ export function fieldErrorText (e: FieldError): string {
 const causeReason: Record<FieldErrorType, string> = {
   Required: 'FieldValueRequired',
   Invalid: 'FieldValueInvalid',
+  TypeInvalid: 'FieldValueTypeInvalid',
   Forbidden: 'FieldValueForbidden',
   Duplicate: 'FieldValueDuplicate',
   NotSupported: 'FieldValueNotSupported',
