@@ -50,7 +50,7 @@ describe('CEL rule compilation', () => {
   }
 
   it('reports the line and column of an error on a later line', () => {
-    assert.match(one('self.replicas > 1 &&\n  self.bad').error ?? '', /^compilation failed: ERROR: <input>:2:7: undefined field 'bad'\n \|   self\.bad\n \| \.\.\.\.\.\.\^/)
+    assert.match(one('self.replicas > 1 &&\n  self.bad').error ?? '', /^compilation failed: ERROR: <input>:2:8: undefined field 'bad'\n \|   self\.bad\n \| \.\.\.\.\.\.\.\^/)
   })
 
   it('types maps from additionalProperties, lists of objects, int-or-string and preserved fields as dyn', () => {
