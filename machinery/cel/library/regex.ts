@@ -36,6 +36,8 @@ function findAll (s: string, pattern: string, limit: bigint): string[] {
 }
 
 export function registerRegex (env: Environment): void {
+  // the engine has the method form only; the function form is cel-go's too
+  env.registerFunction('matches(string, string): bool', re2Matches)
   env.registerFunction('string.find(string): string', (s: string, pattern: string) => findAll(s, pattern, 1n)[0] ?? '')
   env.registerFunction('string.findAll(string): list<string>', (s: string, pattern: string) => findAll(s, pattern, -1n))
   env.registerFunction('string.findAll(string, int): list<string>', (s: string, pattern: string, n: bigint) => findAll(s, pattern, n))
@@ -49,7 +51,7 @@ export function re2Matches (s: string, pattern: string): boolean {
 interface CallNode { op: string, args: unknown, meta: Record<string, unknown>, setMeta: (k: string, v: unknown) => unknown }
 type Run = { run: (node: unknown, ctx: unknown) => unknown }
 
-/** Points every `matches` call of a checked AST (`s.matches(p)` and `matches(s, p)`) at RE2. */
+/** Points every `s.matches(p)` call of a checked AST at RE2. */
 export function useRe2Matches (root: unknown): void {
   const stack: unknown[] = [root]
   const seen = new Set<unknown>()
@@ -68,9 +70,6 @@ export function useRe2Matches (root: unknown): void {
     if (node.op === 'rcall' && args[0] === 'matches' && (args[2] as unknown[]).length === 1) {
       const [, receiver, [pattern]] = args as [string, unknown, unknown[]]
       node.setMeta('evaluate', (ev: Run, _ast: unknown, ctx: unknown) => re2Matches(ev.run(receiver, ctx) as string, ev.run(pattern, ctx) as string))
-    } else if (node.op === 'call' && args[0] === 'matches' && (args[1] as unknown[]).length === 2) {
-      const [s, pattern] = args[1] as unknown[]
-      node.setMeta('evaluate', (ev: Run, _ast: unknown, ctx: unknown) => re2Matches(ev.run(s, ctx) as string, ev.run(pattern, ctx) as string))
     }
     stack.push(node.args)
   }
