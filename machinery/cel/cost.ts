@@ -72,10 +72,20 @@ export function instrument (root: unknown): void {
     if (meta.macro !== undefined) stack.push(meta.macro)
     const evaluate = meta.evaluate
     if (typeof evaluate === 'function' && meta.alternate === undefined && meta.macro === undefined) {
-      x.setMeta('evaluate', function (this: unknown, ...a: unknown[]) {
-        charge(1)
-        return evaluate.apply(this, a)
-      })
+      x.setMeta('evaluate', x.op === '+'
+        // Concatenation is charged by what it builds, so repeated doubling inside map() is stopped
+        // (as cel-go charges string and list concatenation by size).
+        ? function (this: unknown, ...a: unknown[]) {
+          charge(1)
+          const out = evaluate.apply(this, a)
+          if (typeof out === 'string') charge(Math.ceil(out.length * 0.1))
+          else if (Array.isArray(out)) charge(out.length)
+          return out
+        }
+        : function (this: unknown, ...a: unknown[]) {
+          charge(1)
+          return evaluate.apply(this, a)
+        })
     }
     stack.push(x.args)
   }

@@ -21,6 +21,13 @@ describe('CEL runtime cost', () => {
     assert.equal((out as { error: string }).error, 'operation cancelled: actual cost limit exceeded')
   })
 
+  it('charges concatenation by the size it builds', () => {
+    const doubling = Array.from({ length: 40 }, () => '.map(x, x + x)').join('')
+    const [r] = compileRules(schema, [`[self.s]${doubling}.size() > 0`])
+    const out = evaluateRule(r, { items, s: 'ab' }, undefined)
+    assert.equal((out as { error: string }).error, 'operation cancelled: actual cost limit exceeded')
+  })
+
   it('lets a cheap rule through and counts its cost', () => {
     const [r] = compileRules(schema, ['self.items.all(a, a.startsWith("item-"))'])
     const out = evaluateRule(r, { items }, undefined)
