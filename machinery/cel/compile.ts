@@ -50,7 +50,7 @@ export function compileExpression (env: Environment, source: string, resultType:
   const checked = parsed.check()
   if (!checked.valid) return { ok: false, error: 'compilation failed: ' + celIssue(source, checked.error) }
   if (resultType !== 'dyn' && checked.type !== resultType && checked.type !== 'dyn') {
-    return { ok: false, error: resultType === 'bool' ? 'cel expression must evaluate to a bool' : `must evaluate to ${resultType}` }
+    return { ok: false, error: resultType === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to string' }
   }
   useRe2Matches(parsed.ast)
   instrument(parsed.ast)

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { compileRules, evaluateRule } from '../../machinery/cel/rules.js'
+import { compileRules, evaluateMessage, evaluateRule } from '../../machinery/cel/rules.js'
 import type { StructuralSchema } from '../../machinery/cel/schema.js'
 
 const schema: StructuralSchema = {
@@ -100,5 +100,25 @@ describe('CEL transition rules', () => {
     assert.equal((evaluateRule(r, obj, structuredClone(obj)) as { value: unknown }).value, true)
     assert.equal((evaluateRule(r, obj, { ...obj, labels: { x: 'z' } }) as { value: unknown }).value, false)
     assert.equal((evaluateRule(one('self.containers != oldSelf.containers'), obj, { ...obj, containers: [] }) as { value: unknown }).value, true)
+  })
+})
+
+describe('CEL optionalOldSelf and messageExpression', () => {
+  it('runs an optionalOldSelf rule on create with oldSelf as optional.none()', () => {
+    const [r] = compileRules(schema, [{ rule: 'oldSelf.hasValue() ? self.replicas >= oldSelf.value().replicas : self.replicas == 1', optionalOldSelf: true }])
+    assert.equal(r.error, undefined)
+    assert.equal((evaluateRule(r, { replicas: 1 }, undefined) as { value: unknown }).value, true)
+    assert.equal((evaluateRule(r, { replicas: 1 }, { replicas: 2 }) as { value: unknown }).value, false)
+  })
+
+  it('compiles a messageExpression and evaluates it for the message', () => {
+    const [r] = compileRules(schema, [{ rule: 'self.replicas < 5', messageExpression: '"replicas " + string(self.replicas) + " too many"' }])
+    assert.equal(evaluateMessage(r, { replicas: 7 }, undefined), 'replicas 7 too many')
+  })
+
+  it('refuses a messageExpression that is not a string or does not compile', () => {
+    const [a, b] = compileRules(schema, [{ rule: 'true', messageExpression: 'self.replicas' }, { rule: 'true', messageExpression: 'self.nope' }])
+    assert.equal(a.messageError, 'messageExpression must evaluate to a string')
+    assert.match(b.messageError ?? '', /^messageExpression compilation failed: ERROR: <input>:1:6: undefined field 'nope'/)
   })
 })
