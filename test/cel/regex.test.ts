@@ -12,5 +12,8 @@ describe('CEL regex library', () => {
     // (a+)+$ against a long run of a's then a mismatch takes exponential time in a backtracking engine
     assert.equal(celEval('self.s.matches("^(a+)+$")', { s: 'a'.repeat(5000) + 'b' }), false)
   })
+  it('uses RE2 inside macros too', () => {
+    assert.equal(celEval('self.items.exists(i, i.matches("^(a+)+$"))', { items: ['b', 'a'.repeat(5000) + 'b'] }), false)
+  })
   it('refuses a pattern RE2 does not accept', () => assertEvalError('"a".matches("(?<=a)b")', /error parsing regexp/))
 })
