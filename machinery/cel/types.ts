@@ -2,7 +2,7 @@
 // properties is a type with declared fields, additionalProperties a map, arrays lists,
 // int-or-string and preserve-unknown-fields dyn. Values are converted to match: integers as
 // bigint, typed objects as instances of the type's class.
-import type { Environment } from '@marcbachmann/cel-js'
+import { Environment } from '@marcbachmann/cel-js'
 import { escapeFieldName, type StructuralSchema } from './schema.js'
 
 /** Converts a JSON value to the CEL value of one schema node. */
@@ -29,6 +29,37 @@ export const convertDyn: Converter = (v) => {
 }
 
 // A fresh class per declared object type: the engine tells typed values apart by constructor.
+const toTimestamp: Converter = (v) => {
+  if (typeof v !== 'string') return v
+  const d = new Date(v)
+  return Number.isNaN(d.getTime()) ? v : d
+}
+
+const UNIT_NANOS: Record<string, bigint> = { ns: 1n, us: 1000n, µs: 1000n, ms: 1_000_000n, s: 1_000_000_000n, m: 60_000_000_000n, h: 3_600_000_000_000n }
+
+type DurationClass = new (seconds: bigint, nanos: number) => unknown
+let durationClass: DurationClass | undefined
+// The engine does not export its Duration class; one of its own values names it.
+const makeDuration = (seconds: bigint, nanos: number): unknown => {
+  durationClass ??= (new Environment().evaluate('duration("0s")') as object).constructor as DurationClass
+  return new durationClass(seconds, nanos)
+}
+
+/** Go's time.ParseDuration forms (`1h30m`, `-1.5s`); other text stays a string. */
+const toDuration: Converter = (v) => {
+  if (typeof v !== 'string') return v
+  const m = /^([-+]?)((?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|ms|s|m|h))+$/.exec(v)
+  if (m === null) return v === '0' ? makeDuration(0n, 0) : v
+  let nanos = 0n
+  for (const [, num, unit] of v.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/g)) {
+    const [whole, frac = ''] = num.split('.')
+    const scale = UNIT_NANOS[unit]
+    nanos += BigInt(whole || '0') * scale + (frac === '' ? 0n : BigInt(frac) * scale / 10n ** BigInt(frac.length))
+  }
+  if (m[1] === '-') nanos = -nanos
+  return makeDuration(nanos / 1_000_000_000n, Number(nanos % 1_000_000_000n))
+}
+
 function objectClass (): new () => Record<string, unknown> {
   return class {} as unknown as new () => Record<string, unknown>
 }
@@ -67,7 +98,11 @@ export function declareSchemaType (env: Environment, schema: StructuralSchema, t
     case 'integer': return { name: 'int', convert: (v) => typeof v === 'number' ? BigInt(Math.trunc(v)) : v }
     case 'number': return { name: 'double', convert: identity }
     case 'boolean': return { name: 'bool', convert: identity }
-    case 'string': return { name: 'string', convert: identity }
+    case 'string':
+      // As the reference's model: date and date-time strings are timestamps, durations durations.
+      if (schema.format === 'date-time' || schema.format === 'date') return { name: 'google.protobuf.Timestamp', convert: toTimestamp }
+      if (schema.format === 'duration') return { name: 'google.protobuf.Duration', convert: toDuration }
+      return { name: 'string', convert: identity }
     case 'array': {
       if (schema.items === undefined) return { name: 'list<dyn>', convert: convertDyn }
       const item = declareSchemaType(env, schema.items, `${typeName}._item`)

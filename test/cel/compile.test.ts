@@ -61,6 +61,13 @@ describe('CEL rule compilation', () => {
     assert.equal(one('self.containers[0].nope == ""').error?.includes("undefined field 'nope'"), true)
   })
 
+  it('types date-time strings as timestamps and duration strings as durations', () => {
+    const [r] = compileRules({ type: 'object', properties: { at: { type: 'string', format: 'date-time' }, every: { type: 'string', format: 'duration' } } },
+      ['self.at > timestamp("2024-01-01T00:00:00Z") && self.every == duration("90m") && self.every.getMinutes() == 90'])
+    assert.equal(r.error, undefined)
+    assert.equal((evaluateRule(r, { at: '2025-06-01T10:00:00Z', every: '1h30m' }, undefined) as { value: unknown }).value, true)
+  })
+
   it('escapes property names as the reference does', () => {
     const r = one('self.x__dash__dashed == "a" && self.__namespace__ == "b"')
     assert.equal(r.error, undefined)
