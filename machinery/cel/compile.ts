@@ -1,0 +1,75 @@
+// Compiling a CEL expression once and evaluating it many times under a cost limit.
+import type { Environment } from '@marcbachmann/cel-js'
+import { CostLimitExceeded, CostMeter, PER_CALL_LIMIT, instrument, withMeter } from './cost.js'
+import { celIssue } from './errors.js'
+import { useRe2Matches } from './library/regex.js'
+
+export type CelResultType = 'bool' | 'string' | 'dyn'
+
+export type Evaluation =
+  | { ok: true, value: unknown, cost: number }
+  | { ok: false, error: string, cost: number, costExceeded: boolean }
+
+export interface CompiledExpression {
+  /** the identifiers the expression reads (to tell transition rules by `oldSelf`) */
+  references: Set<string>
+  /** Evaluates with already converted variable values; never throws. */
+  evaluate: (vars: Record<string, unknown>, limit?: number) => Evaluation
+}
+
+export type Compilation = { ok: true, expression: CompiledExpression } | { ok: false, error: string }
+
+function identifiers (root: unknown): Set<string> {
+  const out = new Set<string>()
+  const stack: unknown[] = [root]
+  const seen = new Set<unknown>()
+  while (stack.length > 0) {
+    const x = stack.pop()
+    if (typeof x !== 'object' || x === null || seen.has(x)) continue
+    seen.add(x)
+    if (Array.isArray(x)) { stack.push(...x); continue }
+    const node = x as { op?: string, args?: unknown }
+    if (node.op === 'id' && typeof node.args === 'string') out.add(node.args)
+    else if ('args' in node) stack.push(node.args)
+    else if (Object.getPrototypeOf(x) === Object.prototype) stack.push(...Object.values(x))
+  }
+  return out
+}
+
+/**
+ * Parses and type-checks `source` in `env`. Errors read as the reference's: "compilation failed:
+ * ERROR: <input>:line:col: ..." for syntax and type errors, and its own sentence for a wrong result type.
+ */
+export function compileExpression (env: Environment, source: string, resultType: CelResultType): Compilation {
+  let parsed
+  try {
+    parsed = env.parse(source)
+  } catch (err) {
+    return { ok: false, error: 'compilation failed: ' + celIssue(source, err) }
+  }
+  const checked = parsed.check()
+  if (!checked.valid) return { ok: false, error: 'compilation failed: ' + celIssue(source, checked.error) }
+  if (resultType !== 'dyn' && checked.type !== resultType && checked.type !== 'dyn') {
+    return { ok: false, error: resultType === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to string' }
+  }
+  useRe2Matches(parsed.ast)
+  instrument(parsed.ast)
+  const run = parsed
+  return {
+    ok: true,
+    expression: {
+      references: identifiers(parsed.ast),
+      evaluate (vars, limit = PER_CALL_LIMIT) {
+        const meter = new CostMeter(limit)
+        try {
+          const value: unknown = withMeter(meter, () => run(vars))
+          return { ok: true, value, cost: meter.cost }
+        } catch (err) {
+          if (err instanceof CostLimitExceeded) return { ok: false, error: err.message, cost: meter.cost, costExceeded: true }
+          const e = err as { summary?: string, message?: string }
+          return { ok: false, error: e.summary ?? String(e.message ?? err), cost: meter.cost, costExceeded: false }
+        }
+      }
+    }
+  }
+}

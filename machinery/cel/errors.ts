@@ -1,0 +1,31 @@
+// Compile errors in cel-go's shape, which the reference puts after "compilation failed: ":
+//   ERROR: <input>:1:6: undeclared reference to 'x'
+//    | self.x > 1
+//    | .....^
+
+interface EngineError { summary?: string, message: string, range?: { start: number, end: number } }
+
+const OPERATORS: Record<string, string> = { '+': '_+_', '-': '_-_', '*': '_*_', '/': '_/_', '%': '_%_', '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_', '==': '_==_', '!=': '_!=_', in: '@in' }
+
+// The engine's wording, reworded as cel-go's where users (and tests written for the reference) read it.
+function celGoWording (summary: string): string {
+  let m = /^Unknown variable: (.*)$/.exec(summary)
+  if (m !== null) return `undeclared reference to '${m[1]}' (in container '')`
+  m = /^No such key: (.*)$/.exec(summary)
+  if (m !== null) return `undefined field '${m[1]}'`
+  m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary)
+  if (m !== null && OPERATORS[m[2]] !== undefined) return `found no matching overload for '${OPERATORS[m[2]]}' applied to '(${m[1]}, ${m[3]})'`
+  return summary
+}
+
+export function celIssue (input: string, err: unknown): string {
+  const e = err as EngineError
+  const summary = celGoWording(e.summary ?? e.message.split('\n')[0])
+  const start = e.range?.start
+  if (start === undefined || start < 0) return `ERROR: <input>:-1:0: ${summary}`
+  const before = input.slice(0, start).split('\n')
+  const line = before.length
+  const col = before[before.length - 1].length
+  const text = input.split('\n')[line - 1]
+  return `ERROR: <input>:${line}:${col + 1}: ${summary}\n | ${text}\n | ${'.'.repeat(col)}^`
+}
