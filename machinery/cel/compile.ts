@@ -3,6 +3,7 @@ import type { Environment } from '@marcbachmann/cel-js'
 import { CostLimitExceeded, CostMeter, PER_CALL_LIMIT, instrument, withMeter } from './cost.js'
 import { celIssue } from './errors.js'
 import { useRe2Matches } from './library/regex.js'
+import { walkAst } from './ast-walk.js'
 
 export type CelResultType = 'bool' | 'string' | 'dyn'
 
@@ -21,18 +22,13 @@ export type Compilation = { ok: true, expression: CompiledExpression } | { ok: f
 
 function identifiers (root: unknown): Set<string> {
   const out = new Set<string>()
-  const stack: unknown[] = [root]
-  const seen = new Set<unknown>()
-  while (stack.length > 0) {
-    const x = stack.pop()
-    if (typeof x !== 'object' || x === null || seen.has(x)) continue
-    seen.add(x)
-    if (Array.isArray(x)) { stack.push(...x); continue }
-    const node = x as { op?: string, args?: unknown }
-    if (node.op === 'id' && typeof node.args === 'string') out.add(node.args)
-    else if ('args' in node) stack.push(node.args)
-    else if (Object.getPrototypeOf(x) === Object.prototype) stack.push(...Object.values(x))
-  }
+  walkAst(root, (node) => {
+    if (node.op === 'id' && typeof node.args === 'string') {
+      out.add(node.args)
+      return []
+    }
+    return 'args' in node ? [node.args] : undefined
+  })
   return out
 }
 

@@ -6,6 +6,7 @@ import type { Environment } from '@marcbachmann/cel-js'
 import { RE2JS } from 're2js'
 import { charge } from '../cost.js'
 import { stringCost } from './values.js'
+import { walkAst } from '../ast-walk.js'
 
 const cache = new Map<string, RE2JS>()
 const CACHE_SIZE = 256
@@ -53,24 +54,14 @@ type Run = { run: (node: unknown, ctx: unknown) => unknown }
 
 /** Points every `s.matches(p)` call of a checked AST at RE2. */
 export function useRe2Matches (root: unknown): void {
-  const stack: unknown[] = [root]
-  const seen = new Set<unknown>()
-  while (stack.length > 0) {
-    const x = stack.pop()
-    if (typeof x !== 'object' || x === null || seen.has(x)) continue
-    seen.add(x)
-    if (Array.isArray(x)) { stack.push(...x); continue }
-    const node = x as CallNode
-    if (typeof node.setMeta !== 'function') {
-      if (Object.getPrototypeOf(x) === Object.prototype) stack.push(...Object.values(x))
-      continue
-    }
-    if (node.meta.alternate !== undefined) stack.push(node.meta.alternate)
+  walkAst(root, (x) => {
+    const node = x as unknown as CallNode
+    if (typeof node.setMeta !== 'function') return undefined
     const args = node.args as unknown[]
     if (node.op === 'rcall' && args[0] === 'matches' && (args[2] as unknown[]).length === 1) {
       const [, receiver, [pattern]] = args as [string, unknown, unknown[]]
       node.setMeta('evaluate', (ev: Run, _ast: unknown, ctx: unknown) => re2Matches(ev.run(receiver, ctx) as string, ev.run(pattern, ctx) as string))
     }
-    stack.push(node.args)
-  }
+    return node.meta.alternate === undefined ? [node.args] : [node.meta.alternate, node.args]
+  })
 }
