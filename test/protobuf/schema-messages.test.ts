@@ -41,19 +41,28 @@ function walkSchema (schema: Record<string, any>, type: protobuf.Type, path: str
   for (const name of fields.keys()) if (!names.has(name)) out.push(`${path}.${name}: no property in the schema for field of ${type.fullName}`)
 }
 
+/**
+ * Kinds that do not speak protobuf yet, each with why: listed here so the gap shows, and so the
+ * entry must go once the kind gains its message.
+ */
+const WITHOUT_MESSAGES: Readonly<Record<string, string>> = {
+  'apiextensions.svc.io/v1 CustomResourceDefinition': 'JSONSchemaProps (recursive, with raw JSON fields) has no field numbers yet; requests for it answer JSON'
+}
+
 describe('protobuf messages built from the schemas', () => {
   let codec: ProtobufCodec
   before(async () => { codec = await ProtobufCodec.load() })
 
   it('describes every kind of RESOURCES, and every form it is served as, on its schema', () => {
     const missing = kindForms(RESOURCES).filter(f => protobufMessageOf(f.schema) === undefined).map(f => `${f.group}/${f.version} ${f.kind}`)
-    assert.deepEqual(missing, [])
+    assert.deepEqual(missing.sort(), Object.keys(WITHOUT_MESSAGES).sort())
   })
 
   it('walks every kind\'s schema against its message: every property has a field and every field a property', () => {
     const problems: string[] = []
     for (const form of kindForms(RESOURCES)) {
       const apiVersion = form.group === '' ? form.version : `${form.group}/${form.version}`
+      if (Object.hasOwn(WITHOUT_MESSAGES, `${apiVersion} ${form.kind}`)) continue
       const type = codec.messageOf(apiVersion, form.kind)
       if (type === undefined) { problems.push(`${apiVersion} ${form.kind}: no message`); continue }
       walkSchema(form.schema, type, `${apiVersion} ${form.kind}`, true, problems, new Set())
