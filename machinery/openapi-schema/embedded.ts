@@ -6,19 +6,27 @@ import type { JSONSchemaProps } from './types.js'
 import { isObject, itemsOf } from './types.js'
 import { child, index, key } from './field-path.js'
 
-export function validateEmbeddedResources (path: string, s: JSONSchemaProps | undefined, x: unknown): FieldError[] {
-  if (s === undefined) return []
-  const errs: FieldError[] = []
+/**
+ * Visits every object the schema marks x-kubernetes-embedded-resource, with its path, following
+ * properties, additionalProperties and items as the value has them.
+ */
+function forEachEmbedded (path: string, s: JSONSchemaProps | undefined, x: unknown, visit: (path: string, x: Record<string, unknown>) => void): void {
+  if (s === undefined) return
   if (isObject(x)) {
-    if (s['x-kubernetes-embedded-resource'] === true) errs.push(...embedded(path, x))
+    if (s['x-kubernetes-embedded-resource'] === true) visit(path, x)
     for (const [k, v] of Object.entries(x)) {
-      if (s.properties !== undefined && Object.hasOwn(s.properties, k)) errs.push(...validateEmbeddedResources(child(path, k), s.properties[k], v))
-      else if (isObject(s.additionalProperties)) errs.push(...validateEmbeddedResources(key(path, k), s.additionalProperties, v))
+      if (s.properties !== undefined && Object.hasOwn(s.properties, k)) forEachEmbedded(child(path, k), s.properties[k], v, visit)
+      else if (isObject(s.additionalProperties)) forEachEmbedded(key(path, k), s.additionalProperties, v, visit)
     }
   } else if (Array.isArray(x)) {
     const items = itemsOf(s)
-    x.forEach((v, i) => errs.push(...validateEmbeddedResources(index(path, i), items, v)))
+    x.forEach((v, i) => forEachEmbedded(index(path, i), items, v, visit))
   }
+}
+
+export function validateEmbeddedResources (path: string, s: JSONSchemaProps | undefined, x: unknown): FieldError[] {
+  const errs: FieldError[] = []
+  forEachEmbedded(path, s, x, (at, obj) => errs.push(...embedded(at, obj)))
   return errs
 }
 
@@ -55,17 +63,9 @@ function embedded (path: string, x: Record<string, unknown>): FieldError[] {
  * which lives above this layer.
  */
 export function embeddedObjectMetas (path: string, s: JSONSchemaProps | undefined, x: unknown): Array<{ path: string, metadata: Record<string, unknown> }> {
-  if (s === undefined) return []
   const out: Array<{ path: string, metadata: Record<string, unknown> }> = []
-  if (isObject(x)) {
-    if (s['x-kubernetes-embedded-resource'] === true && path !== '' && isObject(x.metadata)) out.push({ path: child(path, 'metadata'), metadata: x.metadata })
-    for (const [k, v] of Object.entries(x)) {
-      if (s.properties !== undefined && Object.hasOwn(s.properties, k)) out.push(...embeddedObjectMetas(child(path, k), s.properties[k], v))
-      else if (isObject(s.additionalProperties)) out.push(...embeddedObjectMetas(key(path, k), s.additionalProperties, v))
-    }
-  } else if (Array.isArray(x)) {
-    const items = itemsOf(s)
-    x.forEach((v, i) => out.push(...embeddedObjectMetas(index(path, i), items, v)))
-  }
+  forEachEmbedded(path, s, x, (at, obj) => {
+    if (at !== '' && isObject(obj.metadata)) out.push({ path: child(at, 'metadata'), metadata: obj.metadata })
+  })
   return out
 }
