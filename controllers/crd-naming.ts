@@ -66,8 +66,9 @@ export function acceptNames (crd: AnyObject, taken: Taken): { names: Names, name
 
 /**
  * The status a definition should have given what others of its group hold. The reference
- * establishes in a second controller once the handler serves the names; this server serves no
- * instances yet, so accepted names are established at once.
+ * establishes in a second controller once its handler serves the names; here every replica
+ * serves an established definition within moments (plugins/custom-resources), so accepted names
+ * are established at once.
  */
 export function desiredStatus (crd: AnyObject, taken: Taken, now: string): AnyObject {
   const { names, namesAccepted } = acceptNames(crd, taken)
@@ -97,17 +98,35 @@ const byAge = (a: AnyObject, b: AnyObject): number =>
   String(a.metadata.creationTimestamp ?? '').localeCompare(String(b.metadata.creationTimestamp ?? '')) || String(a.metadata.name).localeCompare(String(b.metadata.name))
 
 export interface CrdControllerOptions {
-  /**
-   * Deletes every instance of a terminating definition; resolves true once none is left. No
-   * instances are served yet, so the default finds none; serving custom objects fills this in.
-   */
+  /** Deletes every instance of a terminating definition; resolves true once none is left. Default: through the kind's store. */
   deleteInstances?: (crd: AnyObject) => Promise<boolean>
+}
+
+/**
+ * The reference finalizer's instance deletion: every instance deleted (those with finalizers
+ * of their own wait for them), done once none is left. A definition never served has none.
+ */
+async function deleteThroughStore (fastify: FastifyInstance, crd: AnyObject, caller: ReturnType<typeof controllerCaller>): Promise<boolean> {
+  const names = crd.status?.acceptedNames ?? {}
+  const store = names.plural === undefined ? undefined : fastify.resources.find({ group: crd.spec.group, resource: names.plural })
+  if (store === undefined || store.resource.kind !== names.kind) return true
+  await store.caughtUp()
+  for (const obj of store.cachedObjects()) {
+    if (obj.metadata.deletionTimestamp !== undefined) continue
+    try {
+      await store.delete(obj.metadata.namespace ?? '', obj.metadata.name, { dryRun: false }, caller)
+    } catch (err) {
+      if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err
+    }
+  }
+  await store.caughtUp()
+  return store.cachedObjects().length === 0
 }
 
 export default fp<CrdControllerOptions>(async function crdNaming (fastify: FastifyInstance, opts: CrdControllerOptions) {
   const crds = () => fastify.resources.find({ group: GROUPS.apiextensions, resource: 'customresourcedefinitions' })!
   const caller = controllerCaller(MANAGER)
-  const deleteInstances = opts.deleteInstances ?? (async () => true)
+  const deleteInstances = opts.deleteInstances ?? (async (crd: AnyObject) => await deleteThroughStore(fastify, crd, caller))
 
   async function writeStatus (name: string, status: (old: AnyObject) => AnyObject): Promise<void> {
     try {

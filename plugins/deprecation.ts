@@ -7,6 +7,7 @@ import type { Resource, VersionLifecycle } from '../resources/define.js'
 import { ANNOTATIONS } from '../resources/naming.js'
 
 export function deprecationWarning (r: Resource, older: VersionLifecycle): string {
+  if (older.warning !== undefined) return older.warning
   const replacement = older.replacement ?? `${r.apiVersion} ${r.kind}`
   const removed = older.removed === undefined ? '' : `, unavailable in v${older.removed}+`
   return `${r.group}/${older.version} ${r.kind} is deprecated in v${older.deprecated ?? older.introduced}+${removed}; use ${replacement}`
@@ -18,15 +19,21 @@ declare module 'fastify' {
 
 export default fp(async function deprecation (fastify: FastifyInstance) {
   fastify.decorateRequest('deprecationWarning', null)
-  // Most servers serve no deprecated version: then no request looks further than this flag.
+  // Most servers serve no deprecated version: then no request looks further than this flag,
+  // worked out again when the served kinds change (a CustomResourceDefinition's version).
   let anyServed = false
-  fastify.addHook('onReady', async () => {
-    anyServed = fastify.resources.served().some(r => (r.olderVersions ?? []).some(o => o.deprecated !== undefined && o.version === r.version))
-  })
+  let seenAt = -1
+  const anyDeprecated = (): boolean => {
+    if (seenAt !== fastify.resources.generation) {
+      seenAt = fastify.resources.generation
+      anyServed = fastify.resources.served().some(r => (r.olderVersions ?? []).some(o => o.deprecated !== undefined && o.version === r.version))
+    }
+    return anyServed
+  }
 
   fastify.addHook('preHandler', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const info = request.requestInfo
-    if (!anyServed || !info.isResourceRequest) return done()
+    if (!info.isResourceRequest || !anyDeprecated()) return done()
     const older = fastify.resources.olderVersion(info.apiGroup, info.apiVersion, info.resource)
     if (older === undefined || older.deprecated === undefined) return done()
     // A kind served in another group's form is named as served there.

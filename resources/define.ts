@@ -263,6 +263,16 @@ export interface ResourceDefinition<S extends TObject = TObject> {
    * changes metadata.name.
    */
   exampleNamed?: (name: string) => KindExample
+  /**
+   * The body check in place of the schema pass over `schema` (a kind whose schema users write,
+   * a custom resource's): fills defaults and drops (or, `dropUnknown` false, only reports) the
+   * fields it does not declare, in place. Returns their paths (`spec.foo`) and decoding errors.
+   */
+  checkBody?: (obj: AnyObject, dropUnknown: boolean) => { unknown: string[], errors: FieldError[] }
+  /** Whether strategic merge patches apply; false for kinds without Go types (custom resources). Default true. */
+  strategicMerge?: boolean
+  /** The columns are the whole table after Name: no Age column is added (a CRD's printer columns). */
+  completeColumns?: boolean
 }
 
 /** A kind's example object: what `kubectl apply` would be given, apiVersion and kind optional. */
@@ -317,6 +327,8 @@ export interface VersionLifecycle {
   removed?: string
   /** What to use instead; default the kind's main version. */
   replacement?: string
+  /** The whole deprecation warning, when the version's author wrote one (a CRD version's deprecationWarning). */
+  warning?: string
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */

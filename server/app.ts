@@ -24,6 +24,7 @@ import rest from '../plugins/rest/index.js'
 import shutdown from '../plugins/shutdown.js'
 import discovery from '../plugins/discovery.js'
 import openapi from '../plugins/openapi/index.js'
+import customResources from '../plugins/custom-resources/index.js'
 import authn from '../auth/authn.js'
 import { AUTHENTICATORS } from '../auth/authenticators/index.js'
 import serviceAccountTokens from '../auth/service-account-tokens.js'
@@ -122,6 +123,7 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
   await app.register(clusterIdentity, { caCertPem: opts.rootCAPem, serviceAccountKeyPem: opts.serviceAccounts?.signingKeyPem })
   await app.register(discovery, { upstreamGroups: opts.discoveryUpstreamGroups })
   await app.register(openapi)
+  await app.register(customResources)
 
   await registerFamily(app, AUTHENTICATORS, opts)
   await app.register(tokenRequest)

@@ -21,6 +21,8 @@ export interface WatchCaches {
    */
   register (prefix: string, extractAttrs: ExtractAttrs, opts?: WatchCacheOptions): WatchCache
   get (prefix: string): WatchCache | undefined
+  /** Drops the cache of a prefix no kind serves any longer (a deleted CustomResourceDefinition's); its watches end. */
+  unregister (prefix: string): void
   all (): WatchCache[]
   /** Subscribes to the log and fills every cache; resolves when all are ready. */
   start (): Promise<void>
@@ -117,6 +119,10 @@ export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = 
       return cache
     },
     get: prefix => caches.get(prefix),
+    unregister (prefix) {
+      caches.get(prefix)?.stop()
+      caches.delete(prefix)
+    },
     all: () => [...caches.values()],
     start () {
       starting ??= (async () => {

@@ -46,9 +46,21 @@ export default fp(async function openapi (fastify: FastifyInstance) {
   let v2: { json: Document, protobuf: Buffer, protobufHash: string } | undefined
   const resources = () => fastify.resources.served()
 
-  // Kinds register before the server is ready; the documents are built once, on first use.
-  const v3Docs = (): Map<string, Document> => (v3 ??= buildV3(resources(), title, versionInfo.gitVersion))
+  // The documents are built on first use, and again once the served kinds changed (a
+  // CustomResourceDefinition came or went).
+  let builtAt = -1
+  const current = (): void => {
+    if (builtAt === fastify.resources.generation) return
+    builtAt = fastify.resources.generation
+    v3 = undefined
+    v2 = undefined
+  }
+  const v3Docs = (): Map<string, Document> => {
+    current()
+    return (v3 ??= buildV3(resources(), title, versionInfo.gitVersion))
+  }
   const v2Docs = () => {
+    current()
     if (v2 === undefined) {
       const doc = buildV2(resources(), title, versionInfo.gitVersion)
       const protobuf = Buffer.from(encodeV2(doc))

@@ -86,7 +86,11 @@ export const SHARED_NAMES = {
   status: meta('Status'), deleteOptions: meta('DeleteOptions'), patch: meta('Patch'), watchEvent: meta('WatchEvent')
 } as const
 
-const COPIED = ['description', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'default']
+const COPIED = ['description', 'format', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems', 'default',
+  // What only schemas users write carry (a CRD version's): published as written.
+  'enum', 'pattern', 'multipleOf', 'uniqueItems', 'exclusiveMinimum', 'exclusiveMaximum', 'minProperties', 'maxProperties', 'example', 'title']
+/** Value constraints of a typed node (a CRD schema's allOf/anyOf/oneOf/not): kept in v3, which has them. */
+const COMBINATORS = ['allOf', 'anyOf', 'oneOf', 'not']
 
 /** Collects definitions while converting; `ref` names a definition in this flavor. */
 export class SchemaBuilder {
@@ -122,7 +126,12 @@ export class SchemaBuilder {
     const out: JsonSchema = {}
     for (const k of COPIED) if (src[k] !== undefined) out[k] = src[k]
     for (const k of Object.keys(src)) if (k.startsWith('x-kubernetes-')) out[k] = src[k]
-    if (Array.isArray(src.anyOf)) return { ...this.union(src.anyOf as TSchema[]), ...out }
+    // A typed node's combinators only constrain values (a structural schema's); a TypeBox union has no type.
+    if (src.type !== undefined) {
+      if (this.flavor === 'v3') for (const k of COMBINATORS) if (src[k] !== undefined) out[k] = src[k]
+      if (this.flavor === 'v3' && src.nullable === true) out.nullable = true
+    } else if (Array.isArray(src.anyOf)) return { ...this.union(src.anyOf as TSchema[]), ...out }
+    if (src['x-kubernetes-int-or-string'] === true) return out
     if (src.const !== undefined) return { type: typeof src.const, ...out }
     switch (src.type) {
       case 'object': {

@@ -45,23 +45,33 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
   const isServed = (group: string, version: string, plural: string, removed?: boolean): boolean =>
     opts.served?.(group, version, plural, removed) !== false
 
+  let generation = 0
+  // Each kind's paths, so a kind added at run time can be taken away again.
+  const pathsOf = new Map<GenericStore, string[]>()
+  const serve = (store: GenericStore, path: string, view: Resource): void => {
+    served.push(view)
+    byPath.set(path, store)
+    pathsOf.get(store)!.push(path)
+  }
+
   const registry: ResourceRegistry = {
+    get generation () { return generation },
     add (resource) {
       const cache = fastify.watchCaches.register(keyPrefix(resource), (obj: AnyObject) => store.attrs(obj))
       // Its own subresource table: addSubresource must not reach kinds of other app instances.
       const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry, pools)
       stores.push(store)
+      pathsOf.set(store, [])
+      generation++
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
       if (isServed(resource.group, resource.version, resource.plural)) {
-        served.push(store.resource)
-        byPath.set(pathOf(resource.group, resource.version, resource.plural), store)
+        serve(store, pathOf(resource.group, resource.version, resource.plural), store.resource)
       }
       // Older versions: the same store, the objects' apiVersion rewritten on the way in and out.
       for (const older of resource.olderVersions ?? []) {
         if (!isServed(resource.group, older.version, resource.plural, older.removed !== undefined)) continue
         const path = pathOf(resource.group, older.version, resource.plural)
-        served.push({ ...store.resource, version: older.version, apiVersion: `${resource.group}/${older.version}` })
-        byPath.set(path, store)
+        serve(store, path, { ...store.resource, version: older.version, apiVersion: `${resource.group}/${older.version}` })
         olderVersions.set(path, older)
       }
       // Other groups' forms of the kind: the same store, objects converted on the way in and out.
@@ -69,14 +79,32 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
         if (!isServed(conversion.group, conversion.version, resource.plural, conversion.removed !== undefined)) continue
         const path = pathOf(conversion.group, conversion.version, resource.plural)
         const view = convertedView(store.resource, conversion)
-        served.push(view)
-        byPath.set(path, store)
+        serve(store, path, view)
         // find() by the served group reaches the store too (discovery's storage version hash).
         byGroupResource.set(`${resource.plural}.${conversion.group}`, store)
         convertedVersions.set(path, { conversion, served: view })
         if (conversion.deprecated !== undefined) olderVersions.set(path, conversion)
       }
       return store
+    },
+    remove ({ group, resource: plural }) {
+      const store = byGroupResource.get(`${plural}.${group}`)
+      if (store === undefined) return
+      generation++
+      const paths = new Set(pathsOf.get(store))
+      for (const path of paths) {
+        byPath.delete(path)
+        olderVersions.delete(path)
+        convertedVersions.delete(path)
+      }
+      for (const [key, s] of byGroupResource) if (s === store) byGroupResource.delete(key)
+      pathsOf.delete(store)
+      stores.splice(stores.indexOf(store), 1)
+      for (let i = served.length - 1; i >= 0; i--) {
+        const r = served[i]!
+        if (paths.has(pathOf(r.group, r.version, r.plural))) served.splice(i, 1)
+      }
+      fastify.watchCaches.unregister(store.prefix)
     },
     all: () => stores,
     features: opts.features ?? featureGates(),

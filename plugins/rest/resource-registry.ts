@@ -11,6 +11,13 @@ export interface ResourceRegistry extends ResourceStores {
   /** Registers a kind: its watch cache and its REST endpoints. */
   add (resource: Resource): GenericStore
   /**
+   * Stops serving a kind registered at run time (a CustomResourceDefinition's, replaced or
+   * gone): its endpoints, every served version of it, and its watch cache.
+   */
+  remove (gr: GroupResource): void
+  /** Counts the changes to what is served: documents built from `served()` are rebuilt when it moves. */
+  readonly generation: number
+  /**
    * The kinds served over HTTP, one entry per served version (--runtime-config turns some off,
    * older versions on); discovery and OpenAPI list these.
    */

@@ -74,7 +74,8 @@ export class GenericStore extends StoreReads implements ResourceStore {
 
   /** Unknown fields per fieldValidation, defaults, and type errors of a whole object. */
   private checkSchema (obj: AnyObject, fieldValidation: FieldValidation, caller: Caller, name: string): void {
-    const result = checkAgainstSchema(this.resource.schema, obj, fieldValidation !== 'Strict')
+    const dropUnknown = fieldValidation !== 'Strict'
+    const result = this.resource.checkBody?.(obj, dropUnknown) ?? checkAgainstSchema(this.resource.schema, obj, dropUnknown)
     if (fieldValidation === 'Strict') {
       const duplicates = caller.strict?.duplicates ?? []
       if (duplicates.length > 0 || result.unknown.length > 0) {

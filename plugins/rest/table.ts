@@ -16,7 +16,7 @@ export const age = (timestamp: string | undefined | null): string =>
   timestamp === undefined || timestamp === null ? '<unknown>' : humanDuration(Date.now() - Date.parse(timestamp))
 
 /** A kind that lists an Age column itself places it (before wide columns, as kubectl shows pods). */
-const placesAge = (r: Resource): boolean => r.columns?.some(c => c.name === AGE.name) === true
+const placesAge = (r: Resource): boolean => r.completeColumns === true || r.columns?.some(c => c.name === AGE.name) === true
 
 const definitionOf = (c: Column): ColumnDefinition => ({
   name: c.name, type: c.type === 'date' ? 'string' : c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0

@@ -51,7 +51,8 @@ export async function update (call: RestCall): Promise<unknown> {
 export async function patch (call: RestCall): Promise<unknown> {
   const type = mediaType(call.request)
   const patchType = PATCH_TYPES[type]
-  if (patchType === undefined) throw unsupportedMediaType(type, Object.keys(PATCH_TYPES))
+  const served = call.served.strategicMerge === false ? Object.keys(PATCH_TYPES).filter(t => PATCH_TYPES[t] !== 'strategic') : Object.keys(PATCH_TYPES)
+  if (patchType === undefined || !served.includes(type)) throw unsupportedMediaType(type, served)
   const o = parseWriteOptions(call.query, 'PatchOptions', patchType === 'apply')
   const c = callerOf(call, o.fieldManager)
   const document = decodeBody(call.request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))

@@ -1,0 +1,167 @@
+// A CustomResourceDefinition as a kind the generic REST machinery serves: the storage version's
+// names, schema, table columns and selectable fields, and a strategy that defaults, prunes and
+// validates bodies against the version the request names, as the reference's customresource
+// strategy does. Nothing here knows any particular CRD.
+import type { TObject } from '@sinclair/typebox'
+import { defineResource, STATUS_ONLY_METADATA, statusSubresource, type AnyObject, type Column, type RequestContext, type Resource, type VersionLifecycle } from '../../resources/define.js'
+import { ObjectMeta } from '../../resources/meta.js'
+import { ApiError, type FieldError } from '../../resources/status.js'
+import { checkAgainstSchema } from '../../machinery/schema-check.js'
+import { applyDefaults, prune, validateCustomObject, type JSONSchemaProps } from '../../machinery/openapi-schema/index.js'
+import { findAll, findFirst, parseJsonPath } from '../../machinery/json-path.js'
+import { compareKubeVersions } from './version-priority.js'
+import { printerCell } from './printer-columns.js'
+
+type Crd = AnyObject
+
+/** Rules beyond the OpenAPI checks (x-kubernetes-validations), compiled once per version schema. */
+export interface RuleValidator {
+  validate (obj: AnyObject, old: AnyObject | undefined): FieldError[]
+}
+
+export interface CustomKindOptions {
+  /** The CEL rules of a version's schema; undefined when it has none. */
+  rules?: (schema: JSONSchemaProps) => RuleValidator | undefined
+  /** Whether the definition is being deleted now: creates are refused then, as the reference does. */
+  terminating: () => boolean
+}
+
+/** What serving a definition depends on: when it changes, the kind is served anew. */
+export const servingFingerprint = (crd: Crd): string => JSON.stringify([crd.spec, crd.status?.acceptedNames])
+
+/** The served versions, highest priority first (v2 before v1 before v1beta1), as discovery orders them. */
+export const servedVersions = (crd: Crd): AnyObject[] =>
+  (crd.spec.versions as AnyObject[]).filter(v => v.served === true).sort((a, b) => compareKubeVersions(b.name, a.name))
+
+const storageVersionOf = (crd: Crd): AnyObject => (crd.spec.versions as AnyObject[]).find(v => v.storage === true) ?? crd.spec.versions[0]
+
+/** The published schema: the version's own, with metadata as every kind's ObjectMeta. */
+function publishedSchema (version: AnyObject): TObject {
+  const own: JSONSchemaProps = version.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }
+  const { metadata: _m, apiVersion: _a, kind: _k, ...properties } = (own.properties ?? {}) as Record<string, JSONSchemaProps>
+  return {
+    ...own,
+    type: 'object',
+    properties: {
+      apiVersion: { type: 'string', description: 'APIVersion defines the versioned schema of this representation of an object.' },
+      kind: { type: 'string', description: 'Kind is a string value representing the REST resource this object represents.' },
+      metadata: ObjectMeta,
+      ...properties
+    }
+  } as unknown as TObject
+}
+
+/** A printer column's JSONPath, evaluated per object; a path that does not parse shows nothing. */
+function columnOf (c: AnyObject): Column {
+  let path: ReturnType<typeof parseJsonPath> | undefined
+  try { path = parseJsonPath(c.jsonPath) } catch { path = undefined }
+  const type = ['integer', 'number', 'boolean', 'date'].includes(c.type) ? c.type : 'string'
+  return {
+    name: c.name,
+    type,
+    format: c.format,
+    priority: c.priority === 1 ? 1 : 0,
+    description: c.description,
+    value: (obj) => path === undefined ? null : printerCell(c.type, findAll(path, obj))
+  }
+}
+
+/** The default table of a version without printer columns: Name and Age, as the reference's. */
+const AGE_COLUMN = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }
+
+function fieldSelectorsOf (version: AnyObject): Record<string, (obj: AnyObject) => string | undefined> | undefined {
+  const fields = (version.selectableFields ?? []) as AnyObject[]
+  if (fields.length === 0) return undefined
+  return Object.fromEntries(fields.map(f => {
+    const path = parseJsonPath(f.jsonPath)
+    const v = (obj: AnyObject): string | undefined => {
+      const found = findFirst(path, obj)
+      return found === undefined || found === null ? '' : String(found)
+    }
+    return [String(f.jsonPath).replace(/^\./, ''), v]
+  }))
+}
+
+/** Metadata is typed as every kind's; the rest is the version schema's (defaults, then pruning). */
+function bodyChecker (schemaOf: (apiVersion: unknown) => JSONSchemaProps | undefined) {
+  return (obj: AnyObject, dropUnknown: boolean): { unknown: string[], errors: FieldError[] } => {
+    const unknown: string[] = []
+    const errors: FieldError[] = []
+    if (obj.metadata !== undefined && obj.metadata !== null) {
+      const meta = checkAgainstSchema(ObjectMeta, obj.metadata, dropUnknown)
+      unknown.push(...meta.unknown.map(p => `metadata.${p}`))
+      errors.push(...meta.errors.map(e => ({ ...e, field: e.field === '' ? 'metadata' : `metadata.${e.field}` })))
+    }
+    const schema = schemaOf(obj.apiVersion)
+    if (schema !== undefined) {
+      applyDefaults(obj, schema)
+      unknown.push(...prune(obj, schema, true))
+    }
+    return { unknown, errors }
+  }
+}
+
+/** The kind serving `crd`, its storage version the stored form and its other served versions beside it. */
+export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
+  const names = crd.status.acceptedNames
+  const group: string = crd.spec.group
+  const storage = storageVersionOf(crd)
+  const versions = new Map<string, AnyObject>((crd.spec.versions as AnyObject[]).map(v => [v.name, v]))
+  const schemas = new Map<string, JSONSchemaProps | undefined>([...versions].map(([name, v]) => [name, v.schema?.openAPIV3Schema]))
+  const rules = new Map<string, RuleValidator | undefined>()
+  const rulesOf = (version: string): RuleValidator | undefined => {
+    if (!rules.has(version)) {
+      const schema = schemas.get(version)
+      rules.set(version, schema === undefined ? undefined : opts.rules?.(schema))
+    }
+    return rules.get(version)
+  }
+  // Bodies are checked in the version the request named: its schema validates them.
+  const versionOf = (ctx: RequestContext): string => {
+    const requested = ctx.requestVersion?.split('/').pop()
+    return requested !== undefined && versions.has(requested) ? requested : storage.name
+  }
+  const schemaOfApiVersion = (apiVersion: unknown): JSONSchemaProps | undefined =>
+    schemas.get(typeof apiVersion === 'string' && versions.has(apiVersion.split('/').pop()!) ? apiVersion.split('/').pop()! : storage.name)
+  const validate = (obj: AnyObject, ctx: RequestContext): FieldError[] => {
+    const schema = schemas.get(versionOf(ctx))
+    return schema === undefined ? [] : validateCustomObject(schema, obj)
+  }
+
+  const olderVersions: VersionLifecycle[] = servedVersions(crd).filter(v => v.name !== storage.name).map(v => ({
+    version: v.name,
+    introduced: '',
+    ...(v.deprecated === true ? { deprecated: '', deprecationWarning: v.deprecationWarning ?? `${group}/${v.name} ${names.kind} is deprecated` } : {})
+  }))
+  const printerColumns = (storage.additionalPrinterColumns as AnyObject[] | undefined) ?? [AGE_COLUMN]
+  const subresources: Resource['subresources'] = {}
+  if (storage.subresources?.status !== undefined) subresources.status = statusSubresource(STATUS_ONLY_METADATA)
+
+  return defineResource({
+    group,
+    version: storage.name,
+    kind: names.kind,
+    plural: names.plural,
+    singular: names.singular ?? String(names.kind).toLowerCase(),
+    ...(names.shortNames !== undefined ? { shortNames: names.shortNames } : {}),
+    ...(names.categories !== undefined ? { categories: names.categories } : {}),
+    scope: crd.spec.scope === 'Namespaced' ? 'Namespaced' : 'Cluster',
+    schema: publishedSchema(storage),
+    generation: true,
+    subresources,
+    olderVersions,
+    columns: printerColumns.map(columnOf),
+    completeColumns: true,
+    fieldSelectors: fieldSelectorsOf(storage),
+    strategicMerge: false,
+    checkBody: bodyChecker(schemaOfApiVersion),
+    strategy: {
+      prepareForCreate () {
+        if (opts.terminating()) throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { group, kind: names.plural })
+      },
+      validate,
+      validateCreate: (obj, ctx) => rulesOf(versionOf(ctx))?.validate(obj, undefined) ?? [],
+      validateUpdate: (obj, old, ctx) => rulesOf(versionOf(ctx))?.validate(obj, old) ?? []
+    }
+  })
+}

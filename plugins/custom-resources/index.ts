@@ -1,0 +1,86 @@
+// Custom resources: every established CustomResourceDefinition served as a kind through the
+// generic REST machinery, on every replica (not only the leader): the definitions' watch cache
+// is followed, and a definition that is established, changed or gone is served, served anew or
+// taken away within moments of the write.
+import fp from 'fastify-plugin'
+import type { FastifyInstance } from 'fastify'
+import type { AnyObject } from '../../resources/define.js'
+import { CRD_CONDITIONS, isConditionTrue } from '../../resources/customresourcedefinitions.js'
+import { GROUPS } from '../../resources/naming.js'
+import type { GroupResource } from '../../storage/resource-store.js'
+import { customKind, servingFingerprint, type CustomKindOptions } from './custom-kind.js'
+
+const CRDS: GroupResource = { group: GROUPS.apiextensions, resource: 'customresourcedefinitions' }
+const RESUBSCRIBE_MS = 1000
+
+export interface CustomResourcesOptions {
+  /** The CEL rules of a version's schema (x-kubernetes-validations). */
+  rules?: CustomKindOptions['rules']
+}
+
+interface Serving { gr: GroupResource, fingerprint: string }
+
+/** Whether a definition is served: its names accepted and established. */
+const servable = (crd: AnyObject): boolean =>
+  isConditionTrue(crd, CRD_CONDITIONS.established) && crd.status?.acceptedNames?.plural !== undefined && crd.status?.acceptedNames?.kind !== undefined
+
+export default fp<CustomResourcesOptions>(async function customResources (fastify: FastifyInstance, opts: CustomResourcesOptions) {
+  const definitions = fastify.resources.find(CRDS)
+  if (definitions === undefined) return
+  const serving = new Map<string, Serving>()
+  const terminating = (name: string) => (): boolean => {
+    const crd = definitions.cachedObject('', name)
+    return crd === undefined || crd.metadata.deletionTimestamp !== undefined
+  }
+
+  /** Serves what the definitions now say: each kind added, replaced or removed as its definition asks. */
+  function reconcile (): void {
+    const wanted = new Map<string, AnyObject>()
+    for (const crd of definitions!.cachedObjects()) if (servable(crd)) wanted.set(crd.metadata.name, crd)
+    for (const [name, s] of serving) {
+      const crd = wanted.get(name)
+      if (crd !== undefined && servingFingerprint(crd) === s.fingerprint) continue
+      fastify.resources.remove(s.gr)
+      serving.delete(name)
+    }
+    for (const [name, crd] of wanted) {
+      if (serving.has(name)) continue
+      const gr = { group: crd.spec.group, resource: crd.status.acceptedNames.plural }
+      // A built-in kind's name is never taken over.
+      if (fastify.resources.find(gr) !== undefined) continue
+      try {
+        fastify.resources.add(customKind(crd, { rules: opts.rules, terminating: terminating(name) }))
+        serving.set(name, { gr, fingerprint: servingFingerprint(crd) })
+      } catch (err) {
+        fastify.log.error({ err, crd: name }, 'serving a custom resource definition failed')
+      }
+    }
+  }
+
+  let scheduled = false
+  const schedule = (): void => {
+    if (scheduled) return
+    scheduled = true
+    setImmediate(() => {
+      scheduled = false
+      reconcile()
+    })
+  }
+  let watch: { stop (): void } | undefined
+  let stopped = false
+  const follow = (): void => {
+    if (stopped) return
+    watch = definitions.cache.watch(definitions.prefix, definitions.cache.revision, schedule, () => {
+      setTimeout(() => { reconcile(); follow() }, RESUBSCRIBE_MS).unref()
+    })
+  }
+  fastify.addHook('onReady', async () => {
+    await definitions.cache.ready
+    reconcile()
+    follow()
+  })
+  fastify.addHook('onClose', async () => {
+    stopped = true
+    watch?.stop()
+  })
+}, { name: 'custom-resources', dependencies: ['rest'] })

@@ -1,0 +1,192 @@
+// Custom objects served from an established CustomResourceDefinition: discovery, every verb,
+// defaulting, pruning and validation against the version's schema, the status subresource,
+// printer columns, selectable fields, versions, and the instances deleted with the definition.
+import { describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { suiteApp } from '../resources/suite.js'
+
+type Obj = Record<string, any>
+const crdUrl = '/apis/apiextensions.svc.io/v1/customresourcedefinitions'
+const base = '/apis/stable.example.com/v1/namespaces/default/crontabs'
+
+const schema = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      properties: {
+        cronSpec: { type: 'string', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$' },
+        image: { type: 'string' },
+        replicas: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
+        color: { type: 'string', enum: ['red', 'blue'] }
+      },
+      required: ['cronSpec']
+    },
+    status: { type: 'object', properties: { phase: { type: 'string' }, replicas: { type: 'integer' } } }
+  }
+}
+
+export const cronTabs = (extra: Obj = {}): Obj => ({
+  metadata: { name: 'crontabs.stable.example.com' },
+  spec: {
+    group: 'stable.example.com',
+    scope: 'Namespaced',
+    names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'], categories: ['all'] },
+    versions: [
+      {
+        name: 'v1',
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: schema },
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
+          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
+          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }
+        ],
+        selectableFields: [{ jsonPath: '.spec.color' }]
+      },
+      { name: 'v1beta1', served: true, storage: false, deprecated: true, schema: { openAPIV3Schema: schema } }
+    ],
+    ...extra
+  }
+})
+
+const cronTab = (name: string, spec: Obj = {}): Obj =>
+  ({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name }, spec: { cronSpec: '* * * * */5', image: 'img', ...spec } })
+
+describe('custom resources', () => {
+  const app = suiteApp()
+  const req = async (method: string, url: string, payload?: unknown, headers: Record<string, string> = {}) =>
+    await app().request({ method: method as 'GET', url, payload: payload as Obj, headers })
+
+  /** Waits until the kind is served (the definition established and picked up). */
+  async function served (url = `${base}`, ms = 8000): Promise<void> {
+    for (const end = Date.now() + ms; Date.now() < end; await sleep(50)) {
+      if ((await req('GET', url)).statusCode === 200) return
+    }
+    assert.fail(`${url} never served`)
+  }
+
+  it('serves a new definition: discovery, create with defaults, get, list', async () => {
+    const created = await req('POST', crdUrl, cronTabs())
+    assert.equal(created.statusCode, 201, created.body)
+    await served()
+    const disco = (await req('GET', '/apis/stable.example.com/v1')).json()
+    const entry = disco.resources.find((r: Obj) => r.name === 'crontabs')
+    assert.equal(entry.kind, 'CronTab')
+    assert.deepEqual(entry.shortNames, ['ct'])
+    assert.deepEqual(entry.categories, ['all'])
+    assert.ok(disco.resources.some((r: Obj) => r.name === 'crontabs/status'))
+    const group = (await req('GET', '/apis/stable.example.com')).json()
+    assert.equal(group.preferredVersion.version, 'v1')
+
+    const res = await req('POST', base, cronTab('first', { unknownField: 1 }))
+    assert.equal(res.statusCode, 201, res.body)
+    const obj = res.json()
+    assert.equal(obj.spec.replicas, 1, 'defaulted')
+    assert.equal(obj.spec.unknownField, undefined, 'pruned')
+    assert.equal(obj.metadata.generation, 1)
+    const got = (await req('GET', `${base}/first`)).json()
+    assert.equal(got.metadata.uid, obj.metadata.uid)
+    const list = (await req('GET', base)).json()
+    assert.equal(list.kind, 'CronTabList')
+    assert.equal(list.items.length, 1)
+  })
+
+  it('refuses what the schema refuses, with one field error per violation', async () => {
+    await served()
+    const res = await req('POST', base, cronTab('bad', { cronSpec: 'nope', replicas: 20, color: 'green' }))
+    assert.equal(res.statusCode, 422, res.body)
+    const causes = res.json().details.causes.map((c: Obj) => c.field).sort()
+    assert.deepEqual(causes, ['spec.color', 'spec.cronSpec', 'spec.replicas'])
+    assert.match(res.json().message, /^CronTab\.stable\.example\.com "bad" is invalid: /)
+    const missing = await req('POST', base, { ...cronTab('bad2'), spec: { image: 'x' } })
+    assert.equal(missing.statusCode, 422)
+    assert.equal(missing.json().details.causes[0].field, 'spec.cronSpec')
+    assert.equal(missing.json().details.causes[0].reason, 'FieldValueRequired')
+  })
+
+  it('reports unknown fields under fieldValidation Strict and Warn', async () => {
+    await served()
+    const strict = await req('POST', `${base}?fieldValidation=Strict`, cronTab('strict', { extra: true }))
+    assert.equal(strict.statusCode, 400, strict.body)
+    assert.match(strict.json().message, /unknown field "spec.extra"/)
+    const warn = await req('POST', `${base}?fieldValidation=Warn`, cronTab('warned', { extra: true }))
+    assert.equal(warn.statusCode, 201)
+    assert.match(String(warn.headers.warning), /unknown field \\"spec.extra\\"/)
+  })
+
+  it('bumps generation on spec changes only, and changes status only through /status', async () => {
+    await served()
+    await req('POST', base, cronTab('gen'))
+    const withStatus = await req('PATCH', `${base}/gen`, { spec: { image: 'next' }, status: { phase: 'Ignored' } }, { 'content-type': 'application/merge-patch+json' })
+    assert.equal(withStatus.statusCode, 200, withStatus.body)
+    assert.equal(withStatus.json().metadata.generation, 2)
+    assert.equal(withStatus.json().status, undefined)
+    const status = await req('PATCH', `${base}/gen/status`, { status: { phase: 'Running' }, metadata: { labels: { a: 'b' } } }, { 'content-type': 'application/merge-patch+json' })
+    assert.equal(status.statusCode, 200, status.body)
+    assert.equal(status.json().status.phase, 'Running')
+    assert.equal(status.json().metadata.generation, 2)
+    assert.equal(status.json().metadata.labels, undefined)
+  })
+
+  it('refuses strategic merge patches as the reference does for custom resources', async () => {
+    await served()
+    await req('POST', base, cronTab('smp'))
+    const res = await req('PATCH', `${base}/smp`, { spec: { image: 'x' } }, { 'content-type': 'application/strategic-merge-patch+json' })
+    assert.equal(res.statusCode, 415)
+    assert.equal(res.json().message, 'the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml')
+  })
+
+  it('answers a Table with the printer columns, and selects on selectable fields', async () => {
+    await served()
+    await req('POST', base, cronTab('red', { color: 'red', replicas: 3 }))
+    await req('POST', base, cronTab('blue', { color: 'blue' }))
+    const table = (await req('GET', `${base}/red`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).json()
+    assert.deepEqual(table.columnDefinitions.map((c: Obj) => c.name), ['Name', 'Spec', 'Replicas', 'Age'])
+    assert.deepEqual(table.rows[0].cells.slice(0, 3), ['red', '* * * * */5', 3])
+    const reds = (await req('GET', `${base}?fieldSelector=spec.color%3Dred`)).json()
+    assert.deepEqual(reds.items.map((o: Obj) => o.metadata.name), ['red'])
+    const bad = await req('GET', `${base}?fieldSelector=spec.size%3D1`)
+    assert.equal(bad.statusCode, 400)
+  })
+
+  it('serves every served version over the same objects, a deprecated one with its warning', async () => {
+    await served()
+    const res = await req('GET', '/apis/stable.example.com/v1beta1/namespaces/default/crontabs/first')
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().apiVersion, 'stable.example.com/v1beta1')
+    assert.match(String(res.headers.warning), /stable\.example\.com\/v1beta1 CronTab is deprecated/)
+  })
+
+  it('publishes the schema in OpenAPI v3', async () => {
+    await served()
+    const index = (await req('GET', '/openapi/v3')).json()
+    assert.ok(index.paths['apis/stable.example.com/v1'], Object.keys(index.paths).join(' '))
+    const doc = (await req('GET', '/openapi/v3/apis/stable.example.com/v1')).json()
+    const found = Object.entries(doc.components.schemas).find(([, s]) => (s as Obj)['x-kubernetes-group-version-kind']?.[0]?.kind === 'CronTab')
+    assert.ok(found)
+    const spec = (found![1] as Obj).properties.spec
+    assert.deepEqual(spec.properties.color.enum, ['red', 'blue'])
+  })
+
+  it('deletes the instances with the definition, and a recreated one starts empty', async () => {
+    await served()
+    const del = await req('DELETE', `${crdUrl}/crontabs.stable.example.com`)
+    assert.equal(del.statusCode, 200, del.body)
+    for (const end = Date.now() + 10_000; Date.now() < end; await sleep(100)) {
+      if ((await req('GET', `${crdUrl}/crontabs.stable.example.com`)).statusCode === 404) break
+    }
+    assert.equal((await req('GET', `${crdUrl}/crontabs.stable.example.com`)).statusCode, 404)
+    for (const end = Date.now() + 5000; Date.now() < end; await sleep(50)) {
+      if ((await req('GET', base)).statusCode === 404) break
+    }
+    assert.equal((await req('GET', base)).statusCode, 404)
+    assert.equal((await req('GET', '/apis/stable.example.com/v1')).statusCode, 404)
+    assert.equal((await req('POST', crdUrl, cronTabs())).statusCode, 201)
+    await served()
+    assert.deepEqual((await req('GET', base)).json().items, [])
+  })
+})
