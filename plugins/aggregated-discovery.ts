@@ -5,6 +5,12 @@ import { MEDIA_TYPES, upstreamGroup } from '../resources/naming.js'
 
 export type DiscoveryVersion = 'v2' | 'v2beta1'
 
+/** The kind a subresource served as another kind answers (a Scale). */
+export function viewKind (view: { apiVersion: string, kind: string }): { group: string, version: string, kind: string } {
+  const slash = view.apiVersion.lastIndexOf('/')
+  return { group: slash < 0 ? '' : view.apiVersion.slice(0, slash), version: view.apiVersion.slice(slash + 1), kind: view.kind }
+}
+
 /** Clients hard-code the upstream group of the discovery types. */
 const DISCOVERY_GROUP = upstreamGroup('apidiscovery')
 const LIST_KIND = 'APIGroupDiscoveryList'
@@ -52,7 +58,7 @@ function resourceEntry (r: Resource): Record<string, unknown> {
   if (r.categories !== undefined) entry.categories = r.categories
   const subs = Object.entries(r.subresources)
   if (subs.length > 0) {
-    entry.subresources = subs.map(([subresource, def]) => ({ subresource, responseKind: def.connect === undefined ? responseKind : { ...responseKind, group: '', version: 'v1', kind: def.connect.optionsKind }, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() }))
+    entry.subresources = subs.map(([subresource, def]) => ({ subresource, responseKind: def.connect !== undefined ? { ...responseKind, group: '', version: 'v1', kind: def.connect.optionsKind } : def.view !== undefined ? viewKind(def.view) : responseKind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() }))
   }
   return entry
 }

@@ -10,7 +10,7 @@ import { canonicalGroup, DISCOVERED_ALIASES, GROUP_ALIASES } from '../resources/
 import { sendDocument } from './rest/encode.js'
 import { negotiate } from './rest/negotiation.js'
 import { wantsPretty } from './rest/options.js'
-import { aggregatedMediaType, discoveryList, wantedDiscovery } from './aggregated-discovery.js'
+import { aggregatedMediaType, discoveryList, viewKind, wantedDiscovery } from './aggregated-discovery.js'
 
 /**
  * What clients compare to see that a resource's stored form changed (the reference server's
@@ -35,7 +35,12 @@ function apiResources (resources: Resource[], storedAs: StoredAs | undefined) {
     if (r.categories !== undefined) entry.categories = r.categories
     out.push(entry)
     for (const [sub, def] of Object.entries(r.subresources)) {
-      out.push({ name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: def.connect?.optionsKind ?? r.kind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() })
+      const entry: Record<string, unknown> = { name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: def.connect?.optionsKind ?? r.kind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() }
+      if (def.view !== undefined) {
+        const { group, version, kind } = viewKind(def.view)
+        Object.assign(entry, { group, version, kind })
+      }
+      out.push(entry)
     }
   }
   return out

@@ -161,6 +161,21 @@ export interface SubresourceDefinition<T = AnyObject> {
   keepOnCreate?: boolean
   /** Its bodies carry credentials (issued tokens): the audit log records at most their metadata. */
   sensitive?: boolean
+  /**
+   * Served as another kind than its parent (`<item>/scale` as autoscaling/v1 Scale): reads
+   * answer the view of the stored parent; writes take a view and are stored through `merge`.
+   */
+  view?: SubresourceView<T>
+}
+
+/** How a subresource of another kind reads its parent and writes into it. */
+export interface SubresourceView<T = AnyObject> {
+  apiVersion: string
+  kind: string
+  /** The view of a stored parent, its metadata (name, namespace, uid, resourceVersion) the parent's. */
+  toView (parent: T): AnyObject
+  /** The parent with the view written into it; throws ApiError (422) for a view it refuses. */
+  fromView (view: AnyObject, parent: T): T
 }
 
 export interface Column<T = AnyObject> {

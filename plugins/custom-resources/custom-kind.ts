@@ -11,6 +11,7 @@ import { applyDefaults, prune, validateCustomObject, type JSONSchemaProps } from
 import { findAll, findFirst, parseJsonPath } from '../../machinery/json-path.js'
 import { compareKubeVersions } from './version-priority.js'
 import { printerCell } from './printer-columns.js'
+import { scaleSubresource } from './scale.js'
 
 type Crd = AnyObject
 
@@ -136,6 +137,7 @@ export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
   const printerColumns = (storage.additionalPrinterColumns as AnyObject[] | undefined) ?? [AGE_COLUMN]
   const subresources: Resource['subresources'] = {}
   if (storage.subresources?.status !== undefined) subresources.status = statusSubresource(STATUS_ONLY_METADATA)
+  if (storage.subresources?.scale !== undefined) subresources.scale = scaleSubresource(storage.subresources.scale)
 
   return defineResource({
     group,

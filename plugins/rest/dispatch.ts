@@ -13,6 +13,7 @@ import { get, list, watch } from './read-verbs.js'
 import type { RestCall, RestContext, VerbHandler } from './rest-call.js'
 import { aliasOf } from './served-form.js'
 import { createVirtual } from './virtual-create.js'
+import { getView, patchView, updateView } from './view-verbs.js'
 import { create, createOnSubresource, patch, update } from './write-verbs.js'
 
 const VERB_HANDLERS: Readonly<Record<Verb, VerbHandler>> = {
@@ -42,9 +43,12 @@ function verbAllowed (verb: Verb, info: RequestInfo, r: Resource, subVerbs: read
   return verb === 'get' || verb === 'update' || verb === 'patch' || (verb === 'delete' && sub === '')
 }
 
+const VIEW_HANDLERS: Partial<Record<Verb, VerbHandler>> = { get: getView, update: updateView, patch: patchView }
+
 /** The handler for a verb the endpoint serves (a kind stored nowhere only creates). */
 function handlerOf (verb: Verb, info: RequestInfo, r: Resource): VerbHandler {
   if (r.virtual !== undefined) return createVirtual
+  if (info.subresource !== '' && r.subresources[info.subresource]!.view !== undefined) return VIEW_HANDLERS[verb]!
   if (verb === 'create' && info.subresource !== '') return createOnSubresource
   return VERB_HANDLERS[verb]
 }

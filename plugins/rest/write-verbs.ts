@@ -90,7 +90,7 @@ async function mergePatch (call: RestCall, patchType: Exclude<PatchType, 'apply'
 }
 
 /** Whether a patch document sets metadata.resourceVersion itself (a precondition). */
-function mentionsResourceVersion (patch: unknown): boolean {
+export function mentionsResourceVersion (patch: unknown): boolean {
   if (Array.isArray(patch)) return patch.some(op => typeof op?.path === 'string' && op.path === '/metadata/resourceVersion')
   const meta = (patch as AnyObject | null)?.metadata
   return typeof meta === 'object' && meta !== null && 'resourceVersion' in meta

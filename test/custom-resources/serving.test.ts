@@ -23,7 +23,7 @@ const schema = {
       },
       required: ['cronSpec']
     },
-    status: { type: 'object', properties: { phase: { type: 'string' }, replicas: { type: 'integer' } } }
+    status: { type: 'object', properties: { phase: { type: 'string' }, replicas: { type: 'integer' }, labelSelector: { type: 'string' } } }
   }
 }
 
@@ -39,7 +39,7 @@ export const cronTabs = (extra: Obj = {}): Obj => ({
         served: true,
         storage: true,
         schema: { openAPIV3Schema: schema },
-        subresources: { status: {} },
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' } },
         additionalPrinterColumns: [
           { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
           { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
@@ -130,6 +130,36 @@ describe('custom resources', () => {
     assert.equal(status.json().status.phase, 'Running')
     assert.equal(status.json().metadata.generation, 2)
     assert.equal(status.json().metadata.labels, undefined)
+  })
+
+  it('serves the scale subresource as autoscaling/v1 Scale', async () => {
+    await served()
+    await req('POST', base, cronTab('scaled', { replicas: 2 }))
+    await req('PATCH', `${base}/scaled/status`, { status: { replicas: 2, labelSelector: 'app=web' } }, { 'content-type': 'application/merge-patch+json' })
+    const disco = (await req('GET', '/apis/stable.example.com/v1')).json()
+    const entry = disco.resources.find((r: Obj) => r.name === 'crontabs/scale')
+    assert.deepEqual({ group: entry.group, version: entry.version, kind: entry.kind }, { group: 'autoscaling', version: 'v1', kind: 'Scale' })
+    const scale = (await req('GET', `${base}/scaled/scale`)).json()
+    assert.equal(scale.kind, 'Scale')
+    assert.equal(scale.apiVersion, 'autoscaling/v1')
+    assert.deepEqual(scale.spec, { replicas: 2 })
+    assert.deepEqual(scale.status, { replicas: 2, selector: 'app=web' })
+    const patched = await req('PATCH', `${base}/scaled/scale`, { spec: { replicas: 5 } }, { 'content-type': 'application/merge-patch+json' })
+    assert.equal(patched.statusCode, 200, patched.body)
+    assert.equal(patched.json().spec.replicas, 5)
+    const obj = (await req('GET', `${base}/scaled`)).json()
+    assert.equal(obj.spec.replicas, 5)
+    assert.equal(obj.metadata.generation, 2)
+    const put = await req('PUT', `${base}/scaled/scale`, { ...patched.json(), spec: { replicas: 4 } })
+    assert.equal(put.statusCode, 200, put.body)
+    const stale = await req('PUT', `${base}/scaled/scale`, { ...patched.json(), spec: { replicas: 3 } })
+    assert.equal(stale.statusCode, 409)
+    const negative = await req('PATCH', `${base}/scaled/scale`, { spec: { replicas: -1 } }, { 'content-type': 'application/merge-patch+json' })
+    assert.equal(negative.statusCode, 422)
+    assert.equal(negative.json().message, 'Scale.autoscaling "scaled" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0')
+    // The object's own schema still holds (maximum 10).
+    const tooMany = await req('PATCH', `${base}/scaled/scale`, { spec: { replicas: 11 } }, { 'content-type': 'application/merge-patch+json' })
+    assert.equal(tooMany.statusCode, 422)
   })
 
   it('refuses strategic merge patches as the reference does for custom resources', async () => {

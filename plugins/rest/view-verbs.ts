@@ -1,0 +1,62 @@
+// The verbs of a subresource served as another kind (a Scale): the parent read and answered as
+// its view, and a view written (or a patch applied to the current view) stored into the parent.
+import type { AnyObject, SubresourceView } from '../../resources/define.js'
+import { badRequest, unsupportedMediaType } from '../../resources/status.js'
+import { applyPatch, PATCH_TYPES, type PatchType } from '../../machinery/patch.js'
+import { sendDocument } from './encode.js'
+import { parseWriteOptions, type WriteOptions } from './options.js'
+import { decodeBody, decodeRequestObject, DEPTH_ERROR, mediaType } from './request-body.js'
+import { callerOf, relay, type RestCall } from './rest-call.js'
+import { checkTypeMeta } from './type-meta.js'
+import type { Caller } from './store.js'
+import { mentionsResourceVersion } from './write-verbs.js'
+
+const viewOf = (call: RestCall): SubresourceView => call.stored.subresources[call.subresource]!.view!
+
+export async function getView (call: RestCall): Promise<unknown> {
+  const found = await call.store.get(call.namespace, call.info.name, (call.query.resourceVersion as string | undefined) ?? undefined)
+  return sendDocument(call.reply, 200, viewOf(call).toView(JSON.parse(found.json) as AnyObject), call.enc)
+}
+
+export async function updateView (call: RestCall): Promise<unknown> {
+  const o = parseWriteOptions(call.query, 'UpdateOptions')
+  const c = callerOf(call, o.fieldManager)
+  const view = viewOf(call)
+  const body = decodeRequestObject(call.request, view.kind, view.apiVersion)
+  checkTypeMeta(body, view)
+  return await writeView(call, o, c, () => body)
+}
+
+export async function patchView (call: RestCall): Promise<unknown> {
+  const type = mediaType(call.request)
+  const view = viewOf(call)
+  // A view has no schema of its own here: JSON and merge patches apply to it, as they need none.
+  const served = Object.keys(PATCH_TYPES).filter(t => PATCH_TYPES[t] === 'json' || PATCH_TYPES[t] === 'merge')
+  if (!served.includes(type)) throw unsupportedMediaType(type, served)
+  const o = parseWriteOptions(call.query, 'PatchOptions')
+  const c = callerOf(call, o.fieldManager)
+  const patch = decodeBody(call.request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
+  return await writeView(call, o, c, (current) => {
+    const patched = applyPatch(PATCH_TYPES[type] as Exclude<PatchType, 'apply' | 'strategic'>, current, patch, { type: 'object' } as never)
+    checkTypeMeta(patched, view)
+    // A patch naming no resourceVersion is unconditional.
+    if (!mentionsResourceVersion(patch)) delete (patched.metadata as AnyObject | undefined)?.resourceVersion
+    return patched
+  })
+}
+
+/** Stores the view `next` makes of the current one into the parent; answers the view stored. */
+async function writeView (call: RestCall, o: WriteOptions, c: Caller, next: (current: AnyObject) => AnyObject): Promise<unknown> {
+  const view = viewOf(call)
+  const result = await call.store.update(call.namespace, call.info.name, (parent) => {
+    const written = next(view.toView(parent))
+    const updated = view.fromView(written, parent)
+    const rv = (written.metadata as AnyObject | undefined)?.resourceVersion
+    updated.metadata = { ...updated.metadata }
+    if (typeof rv === 'string' && rv !== '') updated.metadata.resourceVersion = rv
+    else delete updated.metadata.resourceVersion
+    return updated
+  }, { ...o, subresource: call.subresource }, c)
+  relay(call.reply, c)
+  return sendDocument(call.reply, 200, view.toView(JSON.parse(result.json) as AnyObject), call.enc)
+}
