@@ -92,11 +92,18 @@ export function controllerLoop (fastify: FastifyInstance, o: LoopOptions): void 
     schedule(0)
   }
 
-  whileLeading(fastify, o.name, begin, async () => {
+  const end = async (): Promise<void> => {
     const stop = stopRun
     stopRun = undefined
     await stop?.()
+  }
+  whileLeading(fastify, o.name, begin, end)
+  // A loop following every kind follows the ones added since (custom resources): it starts over.
+  const unsubscribe = fastify.resources.onChange(() => {
+    if (stopRun === undefined) return
+    void end().then(begin)
   })
+  fastify.addHook('onClose', async () => { unsubscribe() })
 }
 
 export interface EventLoopOptions {
@@ -132,11 +139,18 @@ export function eventLoop (fastify: FastifyInstance, o: EventLoopOptions): { sto
     }
     timer = setTimeout(tick, 0)
   }
-  whileLeading(fastify, o.name, begin, async () => {
+  const end = async (): Promise<void> => {
     stopped = true
     for (const w of watches) w.stop()
     watches = []
     if (timer !== undefined) clearTimeout(timer)
+  }
+  whileLeading(fastify, o.name, begin, end)
+  // New kinds (custom resources) are followed from their first object: the run starts over.
+  const unsubscribe = fastify.resources.onChange(() => {
+    if (stopped) return
+    void end().then(begin)
   })
+  fastify.addHook('onClose', async () => { unsubscribe() })
   return { stopped: () => stopped }
 }

@@ -157,6 +157,11 @@ export interface ResourceStores {
    * stored) included, so passes over stored objects skip `resource.virtual`.
    */
   all (): ResourceStore[]
+  /**
+   * Calls `listener` after the registered kinds changed (a CustomResourceDefinition served,
+   * replaced or gone), so passes over every kind follow the new ones; returns the unsubscribe.
+   */
+  onChange (listener: () => void): () => void
   /** --feature-gates. */
   readonly features: FeatureGates
 }

@@ -46,6 +46,11 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
     opts.served?.(group, version, plural, removed) !== false
 
   let generation = 0
+  const listeners = new Set<() => void>()
+  const changed = (): void => {
+    generation++
+    for (const listener of [...listeners]) listener()
+  }
   // Each kind's paths, so a kind added at run time can be taken away again.
   const pathsOf = new Map<GenericStore, string[]>()
   const serve = (store: GenericStore, path: string, view: Resource): void => {
@@ -62,7 +67,6 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
       const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry, pools)
       stores.push(store)
       pathsOf.set(store, [])
-      generation++
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
       if (isServed(resource.group, resource.version, resource.plural)) {
         serve(store, pathOf(resource.group, resource.version, resource.plural), store.resource)
@@ -85,12 +89,16 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
         convertedVersions.set(path, { conversion, served: view })
         if (conversion.deprecated !== undefined) olderVersions.set(path, conversion)
       }
+      changed()
       return store
+    },
+    onChange (listener) {
+      listeners.add(listener)
+      return () => { listeners.delete(listener) }
     },
     remove ({ group, resource: plural }) {
       const store = byGroupResource.get(`${plural}.${group}`)
       if (store === undefined) return
-      generation++
       const paths = new Set(pathsOf.get(store))
       for (const path of paths) {
         byPath.delete(path)
@@ -105,6 +113,7 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
         if (paths.has(pathOf(r.group, r.version, r.plural))) served.splice(i, 1)
       }
       fastify.watchCaches.unregister(store.prefix)
+      changed()
     },
     all: () => stores,
     features: opts.features ?? featureGates(),

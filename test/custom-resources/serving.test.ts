@@ -5,53 +5,11 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { suiteApp } from '../resources/suite.js'
+import { cronTabs } from './fixtures.js'
 
 type Obj = Record<string, any>
 const crdUrl = '/apis/apiextensions.svc.io/v1/customresourcedefinitions'
 const base = '/apis/stable.example.com/v1/namespaces/default/crontabs'
-
-const schema = {
-  type: 'object',
-  properties: {
-    spec: {
-      type: 'object',
-      properties: {
-        cronSpec: { type: 'string', pattern: '^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$' },
-        image: { type: 'string' },
-        replicas: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
-        color: { type: 'string', enum: ['red', 'blue'] }
-      },
-      required: ['cronSpec']
-    },
-    status: { type: 'object', properties: { phase: { type: 'string' }, replicas: { type: 'integer' }, labelSelector: { type: 'string' } } }
-  }
-}
-
-export const cronTabs = (extra: Obj = {}): Obj => ({
-  metadata: { name: 'crontabs.stable.example.com' },
-  spec: {
-    group: 'stable.example.com',
-    scope: 'Namespaced',
-    names: { plural: 'crontabs', singular: 'crontab', kind: 'CronTab', shortNames: ['ct'], categories: ['all'] },
-    versions: [
-      {
-        name: 'v1',
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: schema },
-        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.labelSelector' } },
-        additionalPrinterColumns: [
-          { name: 'Spec', type: 'string', jsonPath: '.spec.cronSpec' },
-          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' },
-          { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }
-        ],
-        selectableFields: [{ jsonPath: '.spec.color' }]
-      },
-      { name: 'v1beta1', served: true, storage: false, deprecated: true, schema: { openAPIV3Schema: schema } }
-    ],
-    ...extra
-  }
-})
 
 const cronTab = (name: string, spec: Obj = {}): Obj =>
   ({ apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name }, spec: { cronSpec: '* * * * */5', image: 'img', ...spec } })
@@ -150,9 +108,9 @@ describe('custom resources', () => {
     const obj = (await req('GET', `${base}/scaled`)).json()
     assert.equal(obj.spec.replicas, 5)
     assert.equal(obj.metadata.generation, 2)
-    const put = await req('PUT', `${base}/scaled/scale`, { ...patched.json(), spec: { replicas: 4 } })
+    const put = await req('PUT', `${base}/scaled/scale`, { ...(patched.json() as Obj), spec: { replicas: 4 } })
     assert.equal(put.statusCode, 200, put.body)
-    const stale = await req('PUT', `${base}/scaled/scale`, { ...patched.json(), spec: { replicas: 3 } })
+    const stale = await req('PUT', `${base}/scaled/scale`, { ...(patched.json() as Obj), spec: { replicas: 3 } })
     assert.equal(stale.statusCode, 409)
     const negative = await req('PATCH', `${base}/scaled/scale`, { spec: { replicas: -1 } }, { 'content-type': 'application/merge-patch+json' })
     assert.equal(negative.statusCode, 422)
