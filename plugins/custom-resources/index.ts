@@ -74,13 +74,23 @@ export default fp<CustomResourcesOptions>(async function customResources (fastif
       setTimeout(() => { reconcile(); follow() }, RESUBSCRIBE_MS).unref()
     })
   }
+  let firstPass: Promise<void> | undefined
   fastify.addHook('onReady', async () => {
-    await definitions.cache.ready
-    reconcile()
-    follow()
+    firstPass = (async () => {
+      await definitions.cache.ready
+      reconcile()
+      follow()
+    })()
+    await firstPass
+  })
+  // As the reference's readyz: not ready until every established definition is served and its
+  // objects are in memory, so a replica joining a balancer answers their paths at once.
+  fastify.health.addPostStartHook('crd-informer-synced', async () => {
+    await firstPass
+    await Promise.all([...serving.values()].map(async s => { await fastify.resources.find(s.gr)?.cache.ready }))
   })
   fastify.addHook('onClose', async () => {
     stopped = true
     watch?.stop()
   })
-}, { name: 'custom-resources', dependencies: ['rest'] })
+}, { name: 'custom-resources', dependencies: ['rest', 'health'] })

@@ -120,6 +120,17 @@ describe('custom resources', () => {
     assert.equal(tooMany.statusCode, 422)
   })
 
+  it('answers protobuf requests as the reference does for types without a protobuf form', async () => {
+    await served()
+    const only = await req('GET', `${base}/first`, undefined, { accept: 'application/vnd.kubernetes.protobuf' })
+    assert.equal(only.statusCode, 406, only.body)
+    const either = await req('GET', `${base}/first`, undefined, { accept: 'application/vnd.kubernetes.protobuf,application/json' })
+    assert.equal(either.statusCode, 200)
+    assert.match(String(either.headers['content-type']), /^application\/json/)
+    const body = await app().request({ method: 'POST', url: base, payload: Buffer.from([0x6b, 0x38, 0x73, 0x00]), headers: { 'content-type': 'application/vnd.kubernetes.protobuf' } })
+    assert.equal(body.statusCode, 415, body.body)
+  })
+
   it('refuses strategic merge patches as the reference does for custom resources', async () => {
     await served()
     await req('POST', base, cronTab('smp'))
