@@ -4,9 +4,9 @@
 // against the webhook's caBundle (the system roots without one); kept-alive connections and
 // reused TLS sessions through one agent; the answer capped and parsed.
 import { Agent } from 'node:https'
-import { fetchJson } from '../../auth/https-client.js'
-import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
-import type { CredentialResolver } from './credentials.js'
+import { fetchJson } from './https-client.js'
+import { ADMISSION_WEBHOOK } from '../resources/naming.js'
+import type { CredentialResolver } from './webhook-credentials.js'
 
 type AnyObject = Record<string, any>
 
