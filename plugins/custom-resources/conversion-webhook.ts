@@ -168,6 +168,7 @@ function restoredMetadata (original: AnyObject, converted: AnyObject): AnyObject
   if (!('metadata' in converted)) throw new Error('missing metadata in converted object')
   const answered = converted.metadata
   if (!isObject(answered)) throw new Error(`invalid metadata of type ${goType(answered)} in converted object`)
+  if (original.metadata !== undefined && !isObject(original.metadata)) throw new Error(`invalid metadata of type ${goType(original.metadata)} in input object`)
   const metadata: AnyObject = original.metadata === undefined ? {} : structuredClone(original.metadata)
   for (const [field, path] of [['labels', 'metadata.labels'], ['annotations', 'metadata.annotation']] as const) {
     const given = answered[field]
