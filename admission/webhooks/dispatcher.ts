@@ -13,8 +13,8 @@ import type { ResourceForm } from '../../resources/resource-forms.js'
 import { CallError, reviewResponse, type DenialStatus, type ReviewResponse } from './answer.js'
 import { addWarnings } from './warnings.js'
 import { rejectionObserver } from './metrics.js'
-import { NO_CREDENTIALS, credentialResolverFromKubeconfig } from './credentials.js'
-import { parseServiceAddresses, webhookTransport, type WebhookTransport } from './transport.js'
+import { NO_CREDENTIALS, credentialResolverFromKubeconfig } from '../../auth/webhook-credentials.js'
+import { parseServiceAddresses, webhookTransport, type WebhookTransport } from '../../auth/webhook-transport.js'
 
 type AnyObject = Record<string, any>
 

@@ -11,7 +11,7 @@ import { stringify } from 'yaml'
 import { buildTestApp } from '../../helpers/app.js'
 import { startAdmissionWebhook } from '../../helpers/admission-webhook.js'
 import { readAdmissionConfigFile } from '../../../admission/config-file.js'
-import { credentialResolverFromKubeconfig } from '../../../admission/webhooks/credentials.js'
+import { credentialResolverFromKubeconfig } from '../../../auth/webhook-credentials.js'
 import { ensureCertificates } from '../../../auth/pki.js'
 
 type AnyObject = Record<string, any>

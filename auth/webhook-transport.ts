@@ -4,9 +4,9 @@
 // against the webhook's caBundle (the system roots without one); kept-alive connections and
 // reused TLS sessions through one agent; the answer capped and parsed.
 import { Agent } from 'node:https'
-import { fetchJson } from '../../auth/https-client.js'
-import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
-import type { CredentialResolver } from './credentials.js'
+import { fetchJson } from './https-client.js'
+import { ADMISSION_WEBHOOK } from '../resources/naming.js'
+import type { CredentialResolver } from './webhook-credentials.js'
 
 type AnyObject = Record<string, any>
 
@@ -69,7 +69,8 @@ export function serviceEndpoint (svc: AnyObject | undefined, name: string, port:
 }
 
 export interface WebhookTransport {
-  post (clientConfig: AnyObject, body: unknown, timeoutSeconds: number): Promise<unknown>
+  /** `maxResponseBytes` defaults to MAX_RESPONSE_BYTES. */
+  post (clientConfig: AnyObject, body: unknown, timeoutSeconds: number, maxResponseBytes?: number): Promise<unknown>
 }
 
 export function webhookTransport (addresses: Record<string, string>, credentials: CredentialResolver, lookupService?: ServiceLookup): WebhookTransport {
@@ -77,7 +78,7 @@ export function webhookTransport (addresses: Record<string, string>, credentials
   // certificate, so connections are reused per webhook and never shared across trust settings.
   const agent = new Agent({ keepAlive: true, maxCachedSessions: 256 })
   return {
-    async post (clientConfig, body, timeoutSeconds) {
+    async post (clientConfig, body, timeoutSeconds, maxResponseBytes = MAX_RESPONSE_BYTES) {
       const target = targetOf(clientConfig, addresses)
       const url = new URL(target.url)
       const ref = clientConfig.service as AnyObject | undefined
@@ -102,7 +103,7 @@ export function webhookTransport (addresses: Record<string, string>, credentials
         key: creds.key,
         headers: creds.authorization === undefined ? {} : { authorization: creds.authorization },
         timeoutMs: timeoutSeconds * 1000,
-        maxBytes: MAX_RESPONSE_BYTES,
+        maxBytes: maxResponseBytes,
         connectTo: target.connectTo,
         servername: target.connectTo === undefined ? undefined : url.hostname
       })
