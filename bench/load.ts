@@ -4,7 +4,7 @@
 import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
 import type { Dispatcher } from 'undici'
-import { configMapBody, latencySummary, type LatencySummary } from './payload.js'
+import { BENCH_CRD, configMapBody, customObjectBody, latencySummary, type LatencySummary } from './payload.js'
 import { openWatchStream, type WatchStream } from './watch-stream.js'
 import { processCpuMs, processWaitMs } from './cpu.js'
 
@@ -32,6 +32,8 @@ export interface LoopJob {
 
 export type RequestKind =
   | { kind: 'create', namespace: string, prefix: string, payloadBytes: number }
+  /** Creates of BENCH_CRD's custom objects. */
+  | { kind: 'create-custom', namespace: string, prefix: string, payloadBytes: number }
   | { kind: 'get', path: string }
   | { kind: 'update', namespace: string, prefix: string, payloadBytes: number }
   | { kind: 'patch', path: string }
@@ -104,6 +106,7 @@ type Job = LoopJob | WatchJob | ListJob
 
 const SUCCESS: Record<RequestKind['kind'], number[]> = {
   create: [201],
+  'create-custom': [201],
   get: [200],
   update: [200],
   patch: [200],
@@ -137,6 +140,15 @@ function requester (kind: RequestKind, client: number): { next (): Dispatcher.Re
         needsBody: false,
         onAnswer () {},
         next: () => ({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: configMapBody(`${kind.prefix}-${client}-${i++}`, kind.payloadBytes) })
+      }
+    }
+    case 'create-custom': {
+      let i = 0
+      const path = `/apis/${BENCH_CRD.spec.group}/v1/namespaces/${kind.namespace}/${BENCH_CRD.spec.names.plural}`
+      return {
+        needsBody: false,
+        onAnswer () {},
+        next: () => ({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body: customObjectBody(`${kind.prefix}-${client}-${i++}`, kind.payloadBytes) })
       }
     }
     case 'update': {

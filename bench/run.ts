@@ -13,7 +13,7 @@ import { startEtcd } from './ceilings/etcd.js'
 import { commandCpuMs, commandWaitMs, cpuDuring, machineCpuMs, perRequest, processCpuMs, processWaitMs, splitWaits, waitReaders } from './cpu.js'
 import { parseBenchFlags, type BenchFlags, type Workload } from './flags.js'
 import type { ListJob, ListResult, LoopJob, LoopResult, RequestKind, Target, WatchJob, WatchResult } from './load.js'
-import { configMapBody } from './payload.js'
+import { BENCH_CRD, configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
 import { runHostile } from './hostile.js'
 import { freePort, runJson, startJsonService, TS_NODE_ARGS } from './process.js'
@@ -27,6 +27,7 @@ const LOAD = 'bench/load.ts'
 const NS = {
   create: 'bench-create',
   webhook: 'bench-webhook',
+  custom: 'bench-custom',
   get: 'bench-get',
   list: 'bench-list',
   watch: 'bench-watch',
@@ -224,6 +225,37 @@ async function main (): Promise<void> {
       notes.push(`CPU per raw PostgreSQL transaction: ${perRequest(cpuParties(vsPg.rawPgCpu, 'client', vsPg.rawPg.cpuMs), vsPg.rawPg.requests)}`)
       if (measured.length > 1) notes.push(byRound('create vs PostgreSQL', measured, vsPgOf))
       notes.push(...etcdNotes)
+    })
+
+    if (runs('custom')) await attempt('custom', async () => {
+      // Custom objects with a schema and two CEL rules beside ConfigMaps, in the same run: what
+      // defaulting, pruning, schema validation and the rules add to a create.
+      const crds = '/apis/apiextensions.svc.io/v1/customresourcedefinitions'
+      await ensure(t, 'POST', crds, JSON.stringify(BENCH_CRD))
+      const widgets = `/apis/${BENCH_CRD.spec.group}/v1/namespaces/${NS.custom}/${BENCH_CRD.spec.names.plural}`
+      for (let served = false, tries = 0; !served; tries++) {
+        if (tries === 100) throw new Error('the bench CRD was never served')
+        served = (await api(t, 'GET', widgets)).status === 200
+        if (!served) await new Promise(resolve => setTimeout(resolve, 100))
+      }
+      const durationMs = flags.createDuration * 1000
+      const c = flags.createConcurrency
+      log(`custom: ConfigMap create, ${c} clients for ${flags.createDuration} s`)
+      const plain = await loop(t, { kind: 'create', namespace: NS.custom, prefix: 'cp', payloadBytes: bytes }, c, { warmupMs, durationMs })
+      checkLoop('ConfigMap create', plain)
+      log(`custom: custom object create, ${c} clients for ${flags.createDuration} s`)
+      const custom = await loop(t, { kind: 'create-custom', namespace: NS.custom, prefix: 'cw', payloadBytes: bytes }, c, { warmupMs, durationMs })
+      checkLoop('custom object create', custom)
+      raw.custom = { plain, custom }
+      const ratio = custom.perSecond / plain.perSecond
+      rows.push({
+        workload: 'create a custom object (schema, two CEL rules)',
+        figure: `${round(custom.perSecond)}/s (p99 ${round(custom.latency.p99, 1)} ms)`,
+        ceiling: `${round(plain.perSecond)}/s ConfigMap create`,
+        ratio,
+        target: '>= 0.8x',
+        pass: ratio >= 0.8
+      })
     })
 
     if (runs('webhook')) await attempt('webhook', async () => {
