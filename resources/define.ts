@@ -288,6 +288,12 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   strategicMerge?: boolean
   /** The columns are the whole table after Name: no Age column is added (a CRD's printer columns). */
   completeColumns?: boolean
+  /**
+   * Converts objects between the kind's versions out of process (a CRD's conversion webhook):
+   * each object, in any of its versions, into `apiVersion`; throws ApiError when it cannot.
+   * Without it an older version differs from the stored one in its apiVersion only.
+   */
+  convertVersions?: (objects: AnyObject[], apiVersion: string) => Promise<AnyObject[]>
 }
 
 /** A kind's example object: what `kubectl apply` would be given, apiVersion and kind optional. */

@@ -123,7 +123,7 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
   await app.register(clusterIdentity, { caCertPem: opts.rootCAPem, serviceAccountKeyPem: opts.serviceAccounts?.signingKeyPem })
   await app.register(discovery, { upstreamGroups: opts.discoveryUpstreamGroups })
   await app.register(openapi)
-  await app.register(customResources)
+  await app.register(customResources, { webhookServiceAddresses: opts.admission?.webhookServiceAddresses })
 
   await registerFamily(app, AUTHENTICATORS, opts)
   await app.register(tokenRequest)

@@ -20,9 +20,14 @@ export interface RuleValidator {
   validate (obj: AnyObject, old: AnyObject | undefined): FieldError[]
 }
 
+/** Converts objects between a definition's versions through its webhook. */
+export type VersionConverter = (objects: AnyObject[], apiVersion: string) => Promise<AnyObject[]>
+
 export interface CustomKindOptions {
   /** The CEL rules of a version's schema; undefined when it has none. */
   rules?: (schema: JSONSchemaProps) => RuleValidator | undefined
+  /** The converter of a definition whose conversion strategy is Webhook. */
+  webhookConverter?: (crd: Crd) => VersionConverter
   /** Whether the definition is being deleted now: creates are refused then, as the reference does. */
   terminating: () => boolean
 }
@@ -117,8 +122,11 @@ export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
     }
     return rules.get(version)
   }
-  // Bodies are checked in the version the request named: its schema validates them.
+  const webhook = crd.spec.conversion?.strategy === 'Webhook' ? opts.webhookConverter?.(crd) : undefined
+  // Bodies are checked in the version the request named: its schema validates them. Through a
+  // webhook they are converted first, and checked in the stored version.
   const versionOf = (ctx: RequestContext): string => {
+    if (webhook !== undefined) return storage.name
     const requested = ctx.requestVersion?.split('/').pop()
     return requested !== undefined && versions.has(requested) ? requested : storage.name
   }
@@ -157,6 +165,7 @@ export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
     fieldSelectors: fieldSelectorsOf(storage),
     strategicMerge: false,
     checkBody: bodyChecker(schemaOfApiVersion),
+    ...(webhook === undefined ? {} : { convertVersions: webhook }),
     strategy: {
       prepareForCreate () {
         if (opts.terminating()) throw new ApiError(405, 'MethodNotAllowed', 'create not allowed while custom resource definition is terminating', { group, kind: names.plural })

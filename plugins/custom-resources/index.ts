@@ -8,7 +8,9 @@ import type { AnyObject } from '../../resources/define.js'
 import { CRD_CONDITIONS, isConditionTrue } from '../../resources/customresourcedefinitions.js'
 import { GROUPS } from '../../resources/naming.js'
 import type { GroupResource } from '../../storage/resource-store.js'
-import { customKind, servingFingerprint, type CustomKindOptions } from './custom-kind.js'
+import { customKind, servingFingerprint, type CustomKindOptions, type VersionConverter } from './custom-kind.js'
+import { conversionWebhookTransport, webhookConverter } from './conversion-webhook.js'
+import { parseServiceAddresses } from '../../auth/webhook-transport.js'
 
 const CRDS: GroupResource = { group: GROUPS.apiextensions, resource: 'customresourcedefinitions' }
 const RESUBSCRIBE_MS = 1000
@@ -16,6 +18,8 @@ const RESUBSCRIBE_MS = 1000
 export interface CustomResourcesOptions {
   /** The CEL rules of a version's schema (x-kubernetes-validations). */
   rules?: CustomKindOptions['rules']
+  /** --admission-webhook-service-address: conversion webhooks reach services as admission webhooks do. */
+  webhookServiceAddresses?: Record<string, string>
 }
 
 interface Serving { gr: GroupResource, fingerprint: string }
@@ -28,6 +32,16 @@ export default fp<CustomResourcesOptions>(async function customResources (fastif
   const definitions = fastify.resources.find(CRDS)
   if (definitions === undefined) return
   const serving = new Map<string, Serving>()
+  // A service named by no --admission-webhook-service-address entry is resolved from its Service.
+  const transport = conversionWebhookTransport(parseServiceAddresses(opts.webhookServiceAddresses ?? {}), async (namespace, name) => {
+    const services = fastify.resources.find({ group: '', resource: 'services' })
+    const found = services === undefined ? undefined : await services.readRecent(services.key(namespace, name), name)
+    return found === undefined ? undefined : JSON.parse(found.json)
+  })
+  const converterOf = (crd: AnyObject): VersionConverter => {
+    const converter = webhookConverter({ crdName: crd.metadata.name, webhook: crd.spec.conversion.webhook ?? {}, transport })
+    return async (objects, apiVersion) => await converter.convert(objects, apiVersion)
+  }
   const terminating = (name: string) => (): boolean => {
     const crd = definitions.cachedObject('', name)
     return crd === undefined || crd.metadata.deletionTimestamp !== undefined
@@ -49,7 +63,7 @@ export default fp<CustomResourcesOptions>(async function customResources (fastif
       // A built-in kind's name is never taken over.
       if (fastify.resources.find(gr) !== undefined) continue
       try {
-        fastify.resources.add(customKind(crd, { rules: opts.rules, terminating: terminating(name) }))
+        fastify.resources.add(customKind(crd, { rules: opts.rules, webhookConverter: converterOf, terminating: terminating(name) }))
         serving.set(name, { gr, fingerprint: servingFingerprint(crd) })
       } catch (err) {
         fastify.log.error({ err, crd: name }, 'serving a custom resource definition failed')

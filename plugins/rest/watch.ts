@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { AnyObject } from '../../resources/define.js'
 import { StorageError, type CacheEvent, type CachedObject } from '../../storage/interface.js'
-import { expired } from '../../resources/status.js'
+import { ApiError, expired, internalError } from '../../resources/status.js'
 import type { GenericStore } from './store.js'
 import type { ListOptions } from './options.js'
 import { matchesFields, matchesLabels } from '../../machinery/selectors.js'
@@ -105,8 +105,15 @@ function framedOf (chunk: string | Buffer): Buffer {
   return framed
 }
 
-/** A watch through an alias or an older version: its objects' apiVersion is rewritten. */
-export interface ServedAs { apiVersion: string, rewrite: (json: string) => string }
+/**
+ * A watch through an alias or an older version: its objects' apiVersion is rewritten, or, for a
+ * kind converted out of process, the objects converted (`convertAll`; events keep their order).
+ */
+export interface ServedAs {
+  apiVersion: string
+  rewrite: (json: string) => string
+  convertAll?: (jsons: readonly string[]) => Promise<string[]>
+}
 
 export async function serveWatch (store: GenericStore, namespace: string, o: ListOptions, repr: Representation,
   request: FastifyRequest, reply: FastifyReply, settings: WatchSettings, servedAs?: ServedAs): Promise<void> {
@@ -189,7 +196,24 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     if (performance.now() - flushedAt >= flushInterval) process.nextTick(flush)
     else flushLater(flush)
   }
+  // Out-of-process conversion: every frame waits for the ones before it, so the order holds; a
+  // conversion that fails ends the stream with its Status.
+  let ordered: Promise<void> = Promise.resolve()
+  const sendInOrder = (frames: () => Promise<Array<string | Buffer>>): void => {
+    ordered = ordered.then(async () => {
+      if (closed) return
+      try {
+        for (const frame of await frames()) send(frame)
+      } catch (err) {
+        const status = err instanceof ApiError ? err.status : internalError((err as Error).message).status
+        send(repr.as === 'protobuf' ? request.server.protobuf.watchFrame('ERROR', status) : `{"type":"ERROR","object":${JSON.stringify(status)}}\n`)
+        finish()
+      }
+    })
+  }
+  const convertAll = servedAs?.convertAll
   const sendEvent = (type: EventType, e: CacheEvent): void => {
+    if (convertAll !== undefined) return sendInOrder(async () => (await convertAll([e.json])).map(json => encode(type, json)))
     if (servedAs !== undefined) return send(encode(type, servedAs.rewrite(e.json)))
     send(repr.as === 'json' ? jsonLine(e, type) : encode(type, e.json))
   }
@@ -197,7 +221,9 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     const metadata: AnyObject = { resourceVersion: String(revision) }
     if (annotations !== undefined) metadata.annotations = annotations
     const object = { kind: r.kind, apiVersion: servedAs?.apiVersion ?? r.apiVersion, metadata }
-    send(repr.as === 'protobuf' ? request.server.protobuf.watchFrame('BOOKMARK', object) : `{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`)
+    const frame = repr.as === 'protobuf' ? request.server.protobuf.watchFrame('BOOKMARK', object) : `{"type":"BOOKMARK","object":${JSON.stringify(object)}}\n`
+    if (convertAll !== undefined) sendInOrder(async () => [frame])
+    else send(frame)
   }
 
   let handle: { stop(): void } | undefined
@@ -242,7 +268,9 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     // The current objects and the position they were read at come from one synchronous step.
     start = cache.revision
     const initial: CachedObject[] = cache.list(prefix)
-    for (const obj of initial) if (!filtered || matches(obj.attrs)) send(encode('ADDED', servedAs === undefined ? obj.json : servedAs.rewrite(obj.json)))
+    const wanted = filtered ? initial.filter(obj => matches(obj.attrs)) : initial
+    if (convertAll !== undefined) sendInOrder(async () => (await convertAll(wanted.map(obj => obj.json))).map(json => encode('ADDED', json)))
+    else for (const obj of wanted) send(encode('ADDED', servedAs === undefined ? obj.json : servedAs.rewrite(obj.json)))
     lastRv = start
     if (o.sendInitialEvents === true) bookmark(start, { [INITIAL_EVENTS_END]: 'true' })
     live = true
