@@ -350,6 +350,8 @@ export interface VersionLifecycle {
   replacement?: string
   /** The whole deprecation warning, when the version's author wrote one (a CRD version's deprecationWarning). */
   warning?: string
+  /** The version's own schema, as OpenAPI publishes it, when it is not the main version's (a CRD version's). */
+  schema?: TObject
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */

@@ -140,6 +140,7 @@ export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
   const olderVersions: VersionLifecycle[] = servedVersions(crd).filter(v => v.name !== storage.name).map(v => ({
     version: v.name,
     introduced: '',
+    schema: publishedSchema(v),
     ...(v.deprecated === true ? { deprecated: '', deprecationWarning: v.deprecationWarning ?? `${group}/${v.name} ${names.kind} is deprecated` } : {})
   }))
   const printerColumns = (storage.additionalPrinterColumns as AnyObject[] | undefined) ?? [AGE_COLUMN]

@@ -75,7 +75,7 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
       for (const older of resource.olderVersions ?? []) {
         if (!isServed(resource.group, older.version, resource.plural, older.removed !== undefined)) continue
         const path = pathOf(resource.group, older.version, resource.plural)
-        serve(store, path, { ...store.resource, version: older.version, apiVersion: `${resource.group}/${older.version}` })
+        serve(store, path, { ...store.resource, version: older.version, apiVersion: `${resource.group}/${older.version}`, ...(older.schema === undefined ? {} : { schema: older.schema }) })
         olderVersions.set(path, older)
       }
       // Other groups' forms of the kind: the same store, objects converted on the way in and out.

@@ -88,6 +88,16 @@ describe('custom resources with a conversion webhook', () => {
     assert.equal(events[1]!.object.spec.size, 8)
   })
 
+  it('publishes each version with its own schema', async () => {
+    const spec = async (version: string): Promise<Obj> => {
+      const doc = (await req('GET', `/openapi/v3/apis/shapes.example.com/${version}`)).json()
+      const found = Object.values(doc.components.schemas).find(d => (d as Obj)['x-kubernetes-group-version-kind']?.[0]?.kind === 'Box') as Obj
+      return found.properties.spec.properties
+    }
+    assert.deepEqual(Object.keys(await spec('v1')).sort(), ['color', 'replicas'])
+    assert.deepEqual(Object.keys(await spec('v2')).sort(), ['color', 'size'])
+  })
+
   it('answers 500 with the reference message when the webhook fails', async () => {
     hook.handle(review => ({ apiVersion: review.apiVersion, kind: 'ConversionReview', response: { uid: review.request.uid, result: { status: 'Failure', message: 'cannot convert boxes today' } } }))
     try {
