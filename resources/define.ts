@@ -294,6 +294,11 @@ export interface ResourceDefinition<S extends TObject = TObject> {
    * Without it an older version differs from the stored one in its apiVersion only.
    */
   convertVersions?: (objects: AnyObject[], apiVersion: string) => Promise<AnyObject[]>
+  /**
+   * Fills, in place, what a stored object lacks that the kind now defaults (a CRD default added
+   * after the object was written). Applied as objects enter the watch cache, so every read sees it.
+   */
+  defaultOnRead?: (obj: AnyObject) => void
 }
 
 /** A kind's example object: what `kubectl apply` would be given, apiVersion and kind optional. */

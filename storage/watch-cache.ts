@@ -12,6 +12,11 @@ export type ExtractAttrs = (obj: any) => ObjectAttrs
 export interface WatchCacheOptions {
   /** Events kept per cache for watches to resume from. Default 10,000. */
   windowSize?: number
+  /**
+   * Rewrites an object's JSON as it enters the cache (a custom kind's defaults filled in objects
+   * stored before they existed); every read from the cache then sees it.
+   */
+  transform?: (json: string) => string
 }
 
 export interface WatchCaches {
@@ -109,7 +114,7 @@ export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = 
   return {
     register (prefix, extractAttrs, o = {}) {
       if (caches.has(prefix)) throw new Error(`watch cache for ${prefix} already registered`)
-      const cache = new Cache(storage, prefix, extractAttrs, o.windowSize ?? DEFAULT_WINDOW, opts.logger)
+      const cache = new Cache(storage, prefix, extractAttrs, o.windowSize ?? DEFAULT_WINDOW, opts.logger, o.transform)
       caches.set(prefix, cache)
       // Before the subscription exists, connect() fills it with the others.
       if (unsubscribe !== undefined) {
@@ -177,7 +182,8 @@ class Cache implements WatchCache {
   private waiters: Waiter[] = []
 
   constructor (private readonly storage: Storage, readonly prefix: string, private readonly extract: ExtractAttrs,
-    private readonly windowSize: number, private readonly logger?: { warn (obj: object, msg: string): void }) {
+    private readonly windowSize: number, private readonly logger?: { warn (obj: object, msg: string): void },
+    private readonly transform: (json: string) => string = json => json) {
     this.ready = new Promise<void>((resolve, reject) => {
       this.resolveReady = resolve
       this.rejectReady = reject
@@ -202,7 +208,7 @@ class Cache implements WatchCache {
       this.objects.clear()
       const keys: string[] = []
       for (const item of page.items) {
-        this.objects.set(item.key, new Entry(item.key, item.revision, item.json, this.parse))
+        this.objects.set(item.key, new Entry(item.key, item.revision, this.transform(item.json), this.parse))
         keys.push(item.key)
       }
       this.keys.reset(keys)
@@ -236,7 +242,7 @@ class Cache implements WatchCache {
     for (const e of events) {
       if (e.revision <= this.revision) continue
       const prev = this.objects.get(e.key)
-      const entry = new Entry(e.key, e.revision, e.json, this.parse)
+      const entry = new Entry(e.key, e.revision, this.transform(e.json), this.parse)
       const ce = new Event(e.type, entry, e.type === 'ADDED' ? undefined : prev)
       if (e.type === 'DELETED') {
         if (prev !== undefined) {
@@ -347,8 +353,8 @@ class Cache implements WatchCache {
     this.storage.readLog(w.prefix, w.pos, this.revision).then((events) => {
       for (const e of events) {
         if (w.done) return
-        const prev = e.prevJson === undefined ? undefined : new Entry(e.key, 0, e.prevJson, this.parse)
-        const ce = new Event(e.type, new Entry(e.key, e.revision, e.json, this.parse), prev)
+        const prev = e.prevJson === undefined ? undefined : new Entry(e.key, 0, this.transform(e.prevJson), this.parse)
+        const ce = new Event(e.type, new Entry(e.key, e.revision, this.transform(e.json), this.parse), prev)
         this.emit(w, ce)
       }
       for (const ce of w.held) this.emit(w, ce)

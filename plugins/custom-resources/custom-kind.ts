@@ -88,6 +88,13 @@ function fieldSelectorsOf (version: AnyObject): Record<string, (obj: AnyObject) 
   }))
 }
 
+/** Whether a schema defaults anything anywhere (only then do reads fill defaults). */
+function hasDefaults (schema: unknown): boolean {
+  if (typeof schema !== 'object' || schema === null) return false
+  if (!Array.isArray(schema) && Object.hasOwn(schema, 'default')) return true
+  return Object.values(schema).some(hasDefaults)
+}
+
 /** Metadata is typed as every kind's; the rest is the version schema's (defaults, then pruning). */
 function bodyChecker (schemaOf: (apiVersion: unknown) => JSONSchemaProps | undefined) {
   return (obj: AnyObject, dropUnknown: boolean): { unknown: string[], errors: FieldError[] } => {
@@ -166,6 +173,7 @@ export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
     fieldSelectors: fieldSelectorsOf(storage),
     strategicMerge: false,
     checkBody: bodyChecker(schemaOfApiVersion),
+    ...(hasDefaults(schemas.get(storage.name)) ? { defaultOnRead: (obj: AnyObject) => { applyDefaults(obj, schemas.get(storage.name)!) } } : {}),
     ...(webhook === undefined ? {} : { convertVersions: webhook }),
     strategy: {
       prepareForCreate () {

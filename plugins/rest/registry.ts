@@ -62,7 +62,17 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
   const registry: ResourceRegistry = {
     get generation () { return generation },
     add (resource) {
-      const cache = fastify.watchCaches.register(keyPrefix(resource), (obj: AnyObject) => store.attrs(obj))
+      const defaults = resource.defaultOnRead
+      const transform = defaults === undefined
+        ? undefined
+        : (json: string): string => {
+            const obj = JSON.parse(json) as AnyObject
+            defaults(obj)
+            // The same text when nothing was missing: the stored string is kept.
+            const out = JSON.stringify(obj)
+            return out === json ? json : out
+          }
+      const cache = fastify.watchCaches.register(keyPrefix(resource), (obj: AnyObject) => store.attrs(obj), { transform })
       // Its own subresource table: addSubresource must not reach kinds of other app instances.
       const store: GenericStore = new GenericStore({ ...resource, subresources: { ...resource.subresources } }, fastify.storage, cache, fastify.admission, registry, pools)
       stores.push(store)

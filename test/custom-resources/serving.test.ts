@@ -171,6 +171,32 @@ describe('custom resources', () => {
     assert.deepEqual(spec.properties.color.enum, ['red', 'blue'])
   })
 
+  it('fills on read a default added after an object was stored', async () => {
+    const gadgets = (withDefault: boolean): Obj => ({
+      metadata: { name: 'gadgets.stable.example.com' },
+      spec: {
+        group: 'stable.example.com',
+        scope: 'Cluster',
+        names: { plural: 'gadgets', kind: 'Gadget' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' }, tier: { type: 'string', ...(withDefault ? { default: 'web' } : {}) } } } } } } }]
+      }
+    })
+    assert.equal((await req('POST', crdUrl, gadgets(false))).statusCode, 201)
+    const url = '/apis/stable.example.com/v1/gadgets'
+    await served(url)
+    assert.equal((await req('POST', url, { apiVersion: 'stable.example.com/v1', kind: 'Gadget', metadata: { name: 'old' }, spec: { size: 1 } })).statusCode, 201)
+    const crd = (await req('GET', `${crdUrl}/gadgets.stable.example.com`)).json()
+    const updated = await req('PUT', `${crdUrl}/gadgets.stable.example.com`, { ...gadgets(true), metadata: crd.metadata })
+    assert.equal(updated.statusCode, 200, updated.body)
+    let spec: Obj = {}
+    for (const end = Date.now() + 5000; Date.now() < end; await sleep(50)) {
+      spec = (await req('GET', `${url}/old`)).json().spec ?? {}
+      if (spec.tier !== undefined) break
+    }
+    assert.deepEqual(spec, { size: 1, tier: 'web' })
+    assert.equal((await req('GET', url)).json().items[0].spec.tier, 'web')
+  })
+
   it('deletes the instances with the definition, and a recreated one starts empty', async () => {
     await served()
     const del = await req('DELETE', `${crdUrl}/crontabs.stable.example.com`)
@@ -183,7 +209,8 @@ describe('custom resources', () => {
       if ((await req('GET', base)).statusCode === 404) break
     }
     assert.equal((await req('GET', base)).statusCode, 404)
-    assert.equal((await req('GET', '/apis/stable.example.com/v1')).statusCode, 404)
+    const left = (await req('GET', '/apis/stable.example.com/v1')).json()
+    assert.deepEqual(left.resources.map((r: Obj) => r.name), ['gadgets'])
     assert.equal((await req('POST', crdUrl, cronTabs())).statusCode, 201)
     await served()
     assert.deepEqual((await req('GET', base)).json().items, [])
