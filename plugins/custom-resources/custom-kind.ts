@@ -55,7 +55,9 @@ function publishedSchema (version: AnyObject): TObject {
 function columnOf (c: AnyObject): Column {
   let path: ReturnType<typeof parseJsonPath> | undefined
   try { path = parseJsonPath(c.jsonPath) } catch { path = undefined }
-  const type = ['integer', 'number', 'boolean', 'date'].includes(c.type) ? c.type : 'string'
+  // A date cell is rendered here (an age, or <invalid>): to the table it is text, not a timestamp
+  // that it would turn into an age a second time.
+  const type = ['integer', 'number', 'boolean'].includes(c.type) ? c.type : 'string'
   return {
     name: c.name,
     type,
