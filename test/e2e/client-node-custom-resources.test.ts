@@ -38,7 +38,7 @@ test('client-node: a ServiceMonitor through CustomObjectsApi, followed by Watch'
     assert.equal(got.status?.conditions?.find(c => c.type === 'Established')?.status, 'True')
     return got
   })
-  assert.deepEqual(established.status!.acceptedNames.shortNames, ['smon'])
+  assert.deepEqual(established.status?.acceptedNames?.shortNames, ['smon'])
 
   const watched: string[] = []
   const watchErrors: unknown[] = []
