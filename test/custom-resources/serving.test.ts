@@ -149,6 +149,7 @@ describe('custom resources', () => {
     assert.deepEqual(table.rows[0].cells.slice(0, 3), ['red', '* * * * */5', 3])
     // A date column shows the age, once: not an age read again as a timestamp ("NaNy").
     assert.match(table.rows[0].cells[3], /^\d+s$/)
+    assert.equal(table.columnDefinitions[1].description, 'Custom resource definition column (in JSONPath format): .spec.cronSpec')
     const reds = (await req('GET', `${base}?fieldSelector=spec.color%3Dred`)).json()
     assert.deepEqual(reds.items.map((o: Obj) => o.metadata.name), ['red'])
     const bad = await req('GET', `${base}?fieldSelector=spec.size%3D1`)
