@@ -106,6 +106,33 @@ for (const version of ['1.27', '1.33']) {
       assert.match(field, /^FIELD: port <string>/m)
     })
 
+    it('shows printer columns added to the definition, the wide ones under -o wide', async () => {
+      const columns = [
+        { name: 'Job Label', type: 'string', jsonPath: '.spec.jobLabel' },
+        { name: 'Port', type: 'string', jsonPath: '.spec.endpoints[*].port', priority: 1 },
+        { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }
+      ]
+      await kubectl.ok(['patch', 'crd', CRD, '--type', 'json', '-p', JSON.stringify([{ op: 'add', path: '/spec/versions/0/additionalPrinterColumns', value: columns }])])
+      const narrow = await eventually(async () => {
+        const t = tableRow(await kubectl.ok(['get', 'smon']), 'web')
+        assert.deepEqual(t.header, ['NAME', 'JOB LABEL', 'AGE'])
+        return t
+      })
+      assert.deepEqual(narrow.row.slice(0, 2), ['web', 'app'])
+      assert.match(narrow.row[2]!, /^\d+s$/)
+      const wide = tableRow(await kubectl.ok(['get', 'smon', '-o', 'wide']), 'web')
+      assert.deepEqual(wide.header, ['NAME', 'JOB LABEL', 'PORT', 'AGE'])
+      assert.deepEqual(wide.row.slice(0, 3), ['web', 'app', 'http'])
+    })
+
+    it('re-applies a changed manifest client-side (a JSON merge patch for a custom resource)', {
+      todo: 'the OpenAPI of custom resources offers application/strategic-merge-patch+json for PATCH (plugins/openapi/paths.ts ignores strategicMerge: false), so kubectl sends one and is refused with 415'
+    }, async () => {
+      assert.match(await kubectl.ok(['apply', '-f', '-'], serviceMonitor('applied')), /servicemonitor\.monitoring\.coreos\.com\/applied created/)
+      assert.match(await kubectl.ok(['apply', '-f', '-'], serviceMonitor('applied', 'jobLabel: changed')), /servicemonitor\.monitoring\.coreos\.com\/applied configured/)
+      assert.equal(await kubectl.ok(['get', 'smon', 'applied', '-o', 'jsonpath={.spec.jobLabel}']), 'changed')
+    })
+
     it('applies server-side, and a second field manager conflicts until it forces', async () => {
       const manifest = serviceMonitor('api')
       assert.match(await kubectl.ok(['apply', '--server-side', '-f', '-'], manifest), /servicemonitor\.monitoring\.coreos\.com\/api serverside-applied/)
