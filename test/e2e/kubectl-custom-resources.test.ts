@@ -87,6 +87,11 @@ for (const version of ['1.27', '1.33']) {
       assert.equal(obj.metadata.generation, 1)
       assert.deepEqual(obj.spec, { selector: { matchLabels: { app: 'web' } }, endpoints: [{ port: 'http', interval: '30s' }], jobLabel: 'app' })
       assert.equal(await kubectl.ok(['get', 'smon', 'web', '-o', 'jsonpath={.spec.endpoints[0].port}']), 'http')
+      const described = await kubectl.ok(['describe', 'smon', 'web'])
+      assert.match(described, /^Name:\s+web\nNamespace:\s+default\nLabels:\s+team=frontend\n/)
+      assert.match(described, /^API Version:\s+monitoring\.coreos\.com\/v1\nKind:\s+ServiceMonitor$/m)
+      assert.match(described, /^Spec:\n {2}Endpoints:\n {4}Interval:\s+30s\n {4}Port:\s+http\n/m)
+      assert.match(described, /^Events:\s+<none>$/m)
     })
 
     it('explains the kind from the published schema', async () => {
