@@ -61,19 +61,22 @@ function publishedSchema (version: AnyObject): TObject {
 function columnOf (c: AnyObject): Column {
   let path: ReturnType<typeof parseJsonPath> | undefined
   try { path = parseJsonPath(c.jsonPath) } catch { path = undefined }
-  const type = ['integer', 'number', 'boolean', 'date'].includes(c.type) ? c.type : 'string'
+  // A date cell is rendered here (an age, or <invalid>): to the table it is text, not a timestamp
+  // that it would turn into an age a second time.
+  const type = ['integer', 'number', 'boolean'].includes(c.type) ? c.type : 'string'
   return {
     name: c.name,
     type,
     format: c.format,
     priority: c.priority === 1 ? 1 : 0,
-    description: c.description,
+    // The reference's table convertor describes a column without a description by its path.
+    description: c.description ?? `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
     value: (obj) => path === undefined ? null : printerCell(c.type, findAll(path, obj))
   }
 }
 
 /** The default table of a version without printer columns: Name and Age, as the reference's. */
-const AGE_COLUMN = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' }
+const AGE_COLUMN = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.' }
 
 function fieldSelectorsOf (version: AnyObject): Record<string, (obj: AnyObject) => string | undefined> | undefined {
   const fields = (version.selectableFields ?? []) as AnyObject[]

@@ -146,6 +146,9 @@ describe('custom resources', () => {
     const table = (await req('GET', `${base}/red`, undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).json()
     assert.deepEqual(table.columnDefinitions.map((c: Obj) => c.name), ['Name', 'Spec', 'Replicas', 'Age'])
     assert.deepEqual(table.rows[0].cells.slice(0, 3), ['red', '* * * * */5', 3])
+    // A date column shows the age, once: not an age read again as a timestamp ("NaNy").
+    assert.match(table.rows[0].cells[3], /^\d+s$/)
+    assert.equal(table.columnDefinitions[1].description, 'Custom resource definition column (in JSONPath format): .spec.cronSpec')
     const reds = (await req('GET', `${base}?fieldSelector=spec.color%3Dred`)).json()
     assert.deepEqual(reds.items.map((o: Obj) => o.metadata.name), ['red'])
     const bad = await req('GET', `${base}?fieldSelector=spec.size%3D1`)

@@ -49,6 +49,8 @@ export interface KubectlOptions {
   /** kubectl's -v level, for looking at the requests a test makes. */
   verbosity?: number
   timeoutMs?: number
+  /** More environment for kubectl (KUBE_EDITOR for `kubectl edit`). */
+  env?: NodeJS.ProcessEnv
 }
 
 export interface Kubectl {
@@ -67,7 +69,7 @@ export interface Kubectl {
 export function kubectlFor (opts: KubectlOptions): Kubectl {
   const bin = kubectlBinary(opts.version)
   const argv = (args: string[]): string[] => ['--kubeconfig', opts.kubeconfig, ...(opts.verbosity === undefined ? [] : [`-v=${opts.verbosity}`]), ...args]
-  const env = { ...process.env, KUBECONFIG: opts.kubeconfig, ...(opts.home === undefined ? {} : { HOME: opts.home, KUBECACHEDIR: join(opts.home, 'cache') }) }
+  const env = { ...process.env, ...opts.env, KUBECONFIG: opts.kubeconfig, ...(opts.home === undefined ? {} : { HOME: opts.home, KUBECACHEDIR: join(opts.home, 'cache') }) }
   const run = (args: string[], input?: string): Promise<KubectlResult> => new Promise((resolve) => {
     const child = execFile(bin, argv(args), { env, timeout: opts.timeoutMs ?? 30_000, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const code = err === null ? 0 : typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1
