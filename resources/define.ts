@@ -185,6 +185,8 @@ export interface Column<T = AnyObject> {
   priority?: 0 | 1
   description?: string
   value: (obj: T) => string | number | boolean | null | undefined
+  /** A missing value stays null, shown empty (a CRD's printer column), rather than `<none>`. */
+  nullWhenMissing?: boolean
 }
 
 /** What a virtual kind's create sees: the caller, the path's namespace, the authenticators and the authorizers. */

@@ -71,7 +71,8 @@ function columnOf (c: AnyObject): Column {
     priority: c.priority === 1 ? 1 : 0,
     // The reference's table convertor describes a column without a description by its path.
     description: c.description ?? `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
-    value: (obj) => path === undefined ? null : printerCell(c.type, findAll(path, obj))
+    value: (obj) => path === undefined ? null : printerCell(c.type, findAll(path, obj)),
+    nullWhenMissing: true
   }
 }
 

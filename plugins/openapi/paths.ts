@@ -66,7 +66,8 @@ export function addResourcePaths (b: SchemaBuilder, paths: Paths, r: Resource): 
   const scoped = r.namespaced ? `${base}/namespaces/{namespace}/${r.plural}` : `${base}/${r.plural}`
   const scopedWatch = r.namespaced ? `${base}/watch/namespaces/{namespace}/${r.plural}` : `${base}/watch/${r.plural}`
   const has = (v: Verb): boolean => r.verbs.includes(v)
-  const patchMedia = Object.keys(PATCH_TYPES)
+  // A kind without Go types (a custom resource) takes no strategic merge patch: kubectl reads this to choose.
+  const patchMedia = Object.keys(PATCH_TYPES).filter(t => r.strategicMerge !== false || PATCH_TYPES[t] !== 'strategic')
   const write = [DRY_RUN, FIELD_MANAGER, FIELD_VALIDATION]
   const ns = r.namespaced ? [NAMESPACE] : []
 

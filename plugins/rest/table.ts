@@ -30,7 +30,7 @@ export function columnDefinitions (r: Resource): ColumnDefinition[] {
 function cell (c: Column, obj: AnyObject): unknown {
   const v = c.value(obj)
   if (c.type === 'date') return typeof v === 'string' ? age(v) : '<unknown>'
-  return v ?? (c.type === 'string' ? '<none>' : null)
+  return v ?? (c.type === 'string' && c.nullWhenMissing !== true ? '<none>' : null)
 }
 
 export function tableRow (r: Resource, obj: AnyObject, include: IncludeObject, metaApiVersion: string): TableRow {
