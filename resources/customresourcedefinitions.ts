@@ -225,13 +225,26 @@ function validateDeprecationWarning (v: Crd, path: string): FieldError[] {
   return problems.length === 0 ? [] : [{ type: 'Invalid', field: path, value: w, detail: problems.join('\n') }]
 }
 
-function validateVersion (v: Crd, path: string): FieldError[] {
+/**
+ * Where the reference reports the problems of each version's schema: its internal form keeps one
+ * schema for every version when they are all the same, so those are reported once, at
+ * `spec.validation.openAPIV3Schema`; else each at `spec.versions[i].schema.openAPIV3Schema`.
+ */
+export function schemaLocations (crd: Crd): Array<{ index: number, schema: unknown, path: string }> {
+  const versions: Crd[] = Array.isArray(crd.spec?.versions) ? crd.spec.versions : []
+  const schemas = versions.map(v => v?.schema?.openAPIV3Schema)
+  const shared = versions.length > 0 && schemas.every(x => x !== undefined && x !== null && isDeepStrictEqual(x, schemas[0]))
+  if (shared) return [{ index: 0, schema: schemas[0], path: 'spec.validation.openAPIV3Schema' }]
+  return schemas.map((schema, index) => ({ index, schema, path: `spec.versions[${index}].schema.openAPIV3Schema` }))
+}
+
+function validateVersion (v: Crd, path: string, schemaPath: string | undefined): FieldError[] {
   const errors = validateDeprecationWarning(v, `${path}.deprecationWarning`)
   const statusEnabled = v.subresources?.status !== undefined && v.subresources?.status !== null
   const openAPIV3Schema = v.schema?.openAPIV3Schema
   if (openAPIV3Schema === undefined || openAPIV3Schema === null) {
     errors.push({ type: 'Required', field: `${path}.schema.openAPIV3Schema`, detail: 'schemas are required' })
-  } else errors.push(...validateCrdSchema(openAPIV3Schema, `${path}.schema.openAPIV3Schema`, statusEnabled))
+  } else if (schemaPath !== undefined) errors.push(...validateCrdSchema(openAPIV3Schema, schemaPath, statusEnabled))
   if (v.subresources?.scale !== undefined && v.subresources?.scale !== null) errors.push(...validateScale(v.subresources.scale, `${path}.subresources.scale`))
   ;(v.additionalPrinterColumns ?? []).forEach((c: Crd, i: number) => errors.push(...validateColumn(c ?? {}, `${path}.additionalPrinterColumns[${i}]`)))
   if (Array.isArray(v.selectableFields) && v.selectableFields.length > 0) errors.push(...validateSelectableFields(v.selectableFields, openAPIV3Schema ?? undefined, `${path}.selectableFields`))
@@ -288,6 +301,7 @@ export function validateCrd (crd: Crd): FieldError[] {
   if (!spec.scope) errors.push({ type: 'Required', field: 'spec.scope', detail: '' })
   else if (!SCOPES.includes(spec.scope)) errors.push({ type: 'NotSupported', field: 'spec.scope', value: spec.scope, supported: SCOPES })
   const versions: Crd[] = Array.isArray(spec.versions) ? spec.versions : []
+  const schemaPaths = new Map(schemaLocations(crd).map(l => [l.index, l.path]))
   const seen = new Set<string>()
   let unique = true
   let storage = 0
@@ -297,7 +311,7 @@ export function validateCrd (crd: Crd): FieldError[] {
     seen.add(v?.name)
     const problems = dns1035LabelProblems(String(v?.name ?? ''))
     if (problems.length > 0) errors.push({ type: 'Invalid', field: `spec.versions[${i}].name`, value: v?.name, detail: joinProblems(problems) })
-    errors.push(...validateVersion(v ?? {}, `spec.versions[${i}]`))
+    errors.push(...validateVersion(v ?? {}, `spec.versions[${i}]`, schemaPaths.get(i)))
   })
   if (!unique) errors.push({ type: 'Invalid', field: 'spec.versions', value: versions, detail: 'must contain unique version names' })
   if (storage !== 1) errors.push({ type: 'Invalid', field: 'spec.versions', value: versions, detail: 'must have exactly one version marked as storage version' })

@@ -29,7 +29,8 @@ function crd (edit: (c: Obj) => void = () => {}): Obj {
 }
 const v0 = (c: Obj): Obj => c.spec.versions[0]
 const root = (c: Obj): Obj => v0(c).schema.openAPIV3Schema
-const S = 'spec.versions[0].schema.openAPIV3Schema'
+// One version (or identical schemas): the reference's internal form holds the schema at spec.validation.
+const S = 'spec.validation.openAPIV3Schema'
 
 interface Case { name: string, edit: (c: Obj) => void, want?: string }
 
@@ -53,7 +54,7 @@ const cases: Case[] = [
   { name: 'a deprecation warning on a current version', edit: c => { v0(c).deprecationWarning = 'old' }, want: 'spec.versions[0].deprecationWarning: Invalid value: "old": can only be set for deprecated versions' },
   { name: 'a deprecation warning over 256 characters', edit: c => { v0(c).deprecated = true; v0(c).deprecationWarning = 'x'.repeat(257) }, want: 'must be <= 256 characters long' },
   { name: 'a deprecated version with its warning', edit: c => { v0(c).deprecated = true; v0(c).deprecationWarning = 'use v2' } },
-  { name: 'a version without schema', edit: c => { delete v0(c).schema }, want: `${S}: Required value: schemas are required` },
+  { name: 'a version without schema', edit: c => { delete v0(c).schema }, want: 'spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required' },
   { name: 'preserveUnknownFields true', edit: c => { c.spec.preserveUnknownFields = true }, want: 'spec.preserveUnknownFields: Invalid value: true: cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead' },
   { name: 'a field without type', edit: c => { root(c).properties.spec.properties.size = { description: 'how big' } }, want: `${S}.properties[spec].properties[size].type: Required value: must not be empty for specified object fields` },
   { name: 'array items without type', edit: c => { root(c).properties.tags = { type: 'array', items: {} } }, want: `${S}.properties[tags].items.type: Required value: must not be empty for specified array items` },
