@@ -132,6 +132,20 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
     converted: (group, version, plural) => convertedVersions.get(pathOf(group, version, plural)),
     lookup: (group, version, plural) => byPath.get(pathOf(group, version, plural)),
     find: ({ group, resource: plural }) => byGroupResource.get(`${plural}.${group}`),
+    addValidation ({ group, resource: plural }, check) {
+      const store = byGroupResource.get(`${plural}.${group}`)
+      if (store === undefined) throw new Error(`validation of unknown resource ${plural}.${group}`)
+      // The store's own copy of the definition gets a strategy of its own: other apps' stay as they are.
+      const strategy = store.resource.strategy
+      const own = strategy.validate
+      store.resource.strategy = {
+        ...strategy,
+        validate: (obj, ctx) => {
+          const found = own?.(obj, ctx) ?? []
+          return [...found, ...check(obj, found)]
+        }
+      }
+    },
     addSubresource ({ group, resource: plural }, name, def) {
       const store = byGroupResource.get(`${plural}.${group}`)
       if (store === undefined) throw new Error(`subresource ${name} of unknown resource ${plural}.${group}`)

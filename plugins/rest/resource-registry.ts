@@ -1,6 +1,7 @@
 // The registry of served kinds (`fastify.resources`): the store contract's look-up by group and
 // resource, and what the REST layer itself needs besides (registration, paths, served versions).
-import type { ConvertedVersion, Resource, SubresourceDefinition, VersionLifecycle } from '../../resources/define.js'
+import type { AnyObject, ConvertedVersion, Resource, SubresourceDefinition, VersionLifecycle } from '../../resources/define.js'
+import type { FieldError } from '../../resources/status.js'
 import type { GroupResource, ResourceStores } from '../../storage/resource-store.js'
 import type { GenericStore } from './store.js'
 
@@ -28,6 +29,12 @@ export interface ResourceRegistry extends ResourceStores {
   converted (group: string, version: string, plural: string): ConvertedServing | undefined
   /** The store serving `/apis/<group>/<version>/<plural>`. */
   lookup (group: string, version: string, plural: string): GenericStore | undefined
+  /**
+   * Adds checks to a registered kind's validation whose code lives above the kind's layer (a
+   * CRD's CEL rules, compiled by machinery/cel): `check` sees the object and the errors the
+   * kind's own validation found, and returns more.
+   */
+  addValidation (gr: GroupResource, check: (obj: AnyObject, found: readonly FieldError[]) => FieldError[]): void
   /** Serves a subresource of a registered kind whose behaviour lives outside its kind file (serviceaccounts/token). */
   addSubresource (gr: GroupResource, name: string, def: SubresourceDefinition): void
 }
