@@ -155,15 +155,15 @@ class Estimator {
     const [first, second] = inputs
     const strings = inputs.filter((x) => x.kind === 'string').reduce((s, x) => s + x.size, 0)
     if (name === 'matches' || name === 'find' || name === 'findAll') {
-      const cost = (1 + traverse(first?.size ?? 0)) * Math.max(1, Math.ceil((second?.size ?? 0) * REGEX_PATTERN_FACTOR))
+      const cost = Math.ceil(((first?.size ?? 0) + 1) * STRING_TRAVERSAL) * Math.ceil((second?.size ?? 0) * REGEX_PATTERN_FACTOR)
       return name === 'findAll'
         ? { cost: base + cost, size: first?.size ?? 0, kind: 'list', elem: { cost: 0, size: first?.size ?? 0, kind: 'string' } }
         : { cost: base + cost, size: first?.size ?? 0, kind: kindOf(n) }
     }
     if ((name === 'contains' || name === 'indexOf' || name === 'lastIndexOf') && first?.kind === 'string') {
-      return { cost: base + 1 + traverse(first.size) * Math.max(1, traverse(second?.size ?? 0)), size: 0, kind: 'other' }
+      return { cost: base + traverse(first.size) * traverse(second?.size ?? 0), size: 0, kind: 'other' }
     }
-    if (name === 'startsWith' || name === 'endsWith') return { cost: base + 1 + traverse(second?.size ?? 0), size: 0, kind: 'other' }
+    if (name === 'startsWith' || name === 'endsWith') return { cost: base + traverse(second?.size ?? 0), size: 0, kind: 'other' }
     if (name === 'size') return { cost: base + 1, size: 0, kind: 'other' }
     if (name === 'join' && first?.kind === 'list') {
       const total = first.size * elemOf(first).size

@@ -75,7 +75,8 @@ export function sizeOf (s: StructuralSchema, resourceRoot = false): SizeNode | u
         const elem = sizeOf(ap, ap['x-kubernetes-embedded-resource'] === true)
         if (elem === undefined) return undefined
         const max = s.maxProperties !== undefined ? atLeastZero(s.maxProperties) : Math.floor((MAX_REQUEST_SIZE_BYTES - 2) / (elem.minSerializedSize + 6))
-        return { kind: 'map', maxElements: max, minSerializedSize: 2, elem, key: unboundedString() }
+        // The reference declares map keys with the plain string type, whose size estimate is 0.
+        return { kind: 'map', maxElements: max, minSerializedSize: 2, elem, key: { kind: 'string', maxElements: 0, minSerializedSize: MIN_STRING } }
       }
       const fields = new Map<string, SizeNode>()
       const required = new Set(s.required ?? [])
