@@ -20,6 +20,8 @@ export interface StructuralSchema {
   /** read by the cost estimate: a required property with a default need not be serialized */
   default?: unknown
   'x-kubernetes-validations'?: unknown[]
+  /** only the validator reads it: rules inside allOf run against the node they are under */
+  allOf?: StructuralSchema[]
 }
 
 // The reference's escaping of property names that are CEL keywords or not identifiers

@@ -49,6 +49,7 @@ export function toStructural (s: unknown): StructuralSchema {
     out.properties = props
   }
   if (Array.isArray(s['x-kubernetes-validations'])) out['x-kubernetes-validations'] = s['x-kubernetes-validations']
+  if (Array.isArray(s.allOf)) out.allOf = s.allOf.filter(isObject).map(toStructural)
   return out
 }
 
@@ -64,7 +65,7 @@ export function ruleEntries (s: StructuralSchema): RuleEntry[] {
   })
 }
 
-/** Whether any node of the schema carries rules. */
+/** Whether any node of the schema carries rules; as the reference, rules inside allOf do not count. */
 export function hasRules (s: StructuralSchema | undefined): boolean {
   if (s === undefined) return false
   if ((s['x-kubernetes-validations']?.length ?? 0) > 0) return true

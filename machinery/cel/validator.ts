@@ -24,6 +24,8 @@ interface ValidatorNode {
   properties?: Map<string, ValidatorNode>
   additional?: ValidatorNode
   items?: ValidatorNode
+  /** validators from the node's allOf entries */
+  allOf: ValidatorNode[]
 }
 
 export interface CelValidator {
@@ -37,37 +39,51 @@ export interface CelValidator {
 /** Largest messageExpression result the reference uses (MaxEvaluatedMessageExpressionSizeBytes). */
 const MAX_MESSAGE_BYTES = 5 * 1024
 
-function buildNode (schema: StructuralSchema, resourceRoot: boolean): ValidatorNode | undefined {
-  if (!hasRules(schema) || !hasCelType(schema)) return undefined
-  const entries = ruleEntries(schema)
-  const compiled = entries.length === 0 ? [] : compileRules(schema, entries, { resourceRoot })
-  const node: ValidatorNode = {
-    schema,
+/**
+ * The validator of one node: the rules of `validation` compiled against the type of `node`. The
+ * two differ under allOf, whose entries hold rules (and nested properties) for the node they sit
+ * on, as the reference's validator(validationSchema, nodeSchema).
+ */
+function buildNode (validation: StructuralSchema, node: StructuralSchema, resourceRoot: boolean): ValidatorNode | undefined {
+  const entries = ruleEntries(validation)
+  const compiled = entries.length === 0 ? [] : compileRules({ ...node, 'x-kubernetes-validations': validation['x-kubernetes-validations'] }, entries, { resourceRoot })
+  const v: ValidatorNode = {
+    schema: node,
     rules: entries.map((entry, i) => {
       const r: NodeRule = { entry, compiled: compiled[i] }
       if (entry.fieldPath !== undefined && entry.fieldPath !== '') {
-        const checked = checkFieldPath(entry.fieldPath, schema)
+        const checked = checkFieldPath(entry.fieldPath, node)
         if (checked.ok) r.fieldPath = checked.path
       }
       return r
-    })
+    }),
+    allOf: []
   }
-  for (const [name, sub] of Object.entries(schema.properties ?? {})) {
-    const child = buildNode(sub, sub['x-kubernetes-embedded-resource'] === true)
-    if (child !== undefined) (node.properties ??= new Map()).set(name, child)
+  const embedded = (s: StructuralSchema): boolean => s['x-kubernetes-embedded-resource'] === true
+  for (const [name, sub] of Object.entries(validation.properties ?? {})) {
+    // Only properties on the node's own structure, with a CEL type, are validated.
+    const nodeSub = node.properties !== undefined && Object.hasOwn(node.properties, name) ? node.properties[name] : undefined
+    if (nodeSub === undefined || !hasCelType(nodeSub)) continue
+    const child = buildNode(sub, nodeSub, embedded(nodeSub))
+    if (child !== undefined) (v.properties ??= new Map()).set(name, child)
   }
-  if (typeof schema.additionalProperties === 'object') {
-    node.additional = buildNode(schema.additionalProperties, schema.additionalProperties['x-kubernetes-embedded-resource'] === true)
+  if (typeof validation.additionalProperties === 'object' && typeof node.additionalProperties === 'object') {
+    v.additional = buildNode(validation.additionalProperties, node.additionalProperties, embedded(node.additionalProperties))
   }
-  if (schema.items !== undefined) node.items = buildNode(schema.items, schema.items['x-kubernetes-embedded-resource'] === true)
-  return node
+  if (validation.items !== undefined && node.items !== undefined) v.items = buildNode(validation.items, node.items, embedded(node.items))
+  for (const entry of validation.allOf ?? []) {
+    const a = buildNode(entry, node, resourceRoot)
+    if (a !== undefined) v.allOf.push(a)
+  }
+  const empty = v.rules.length === 0 && v.properties === undefined && v.additional === undefined && v.items === undefined && v.allOf.length === 0
+  return empty ? undefined : v
 }
 
 /** The validator of a CRD version's schema; undefined when no node of it has rules. */
 export function celValidator (schema: JSONSchemaProps | StructuralSchema): CelValidator | undefined {
   const s = toStructural(schema)
-  if (!hasRules(s)) return undefined
-  const root = buildNode(s, true)
+  if (!hasRules(s) || !hasCelType(s)) return undefined
+  const root = buildNode(s, s, true)
   if (root === undefined) return undefined
   return {
     validate (obj, old, budget = new RuntimeBudget(), warnings = []) {
@@ -107,6 +123,11 @@ class Walk {
     if (this.stopped || obj === null || obj === undefined) return
     if (old === null) old = undefined
     this.rules(v, path, obj, old, ratchet)
+    // allOf errors are not ratcheted by the node's own correlation, only by its parent's.
+    for (const a of v.allOf) {
+      if (this.stopped) return
+      this.node(a, path, obj, old, { parent: ratchet.parent })
+    }
     if (this.stopped) return
     if (Array.isArray(obj)) {
       if (v.items === undefined) return
@@ -115,8 +136,10 @@ class Walk {
         this.node(v.items, `${path}[${i}]`, obj[i], oldItems?.get(obj[i]), ratchetIndex(ratchet, i))
       }
     } else if (isObject(obj)) {
-      // Every map type correlates by key (granular, atomic and unset alike).
-      const oldMap = isObject(old) ? old : undefined
+      // Maps correlate by key, whatever their map type (granular, atomic or unset).
+      const mapType = v.schema['x-kubernetes-map-type']
+      const correlatable = mapType === undefined || mapType === 'granular' || mapType === 'atomic'
+      const oldMap = correlatable && isObject(old) ? old : undefined
       const oldOf = (k: string): unknown => oldMap !== undefined && Object.hasOwn(oldMap, k) ? oldMap[k] : undefined
       if (v.additional !== undefined) {
         for (const [k, x] of Object.entries(obj)) {

@@ -155,6 +155,19 @@ describe('celValidator', () => {
     assert.ok(budget.remaining < 10_000_000, 'the evaluations are charged to the budget passed in')
   })
 
+  it('runs the rules of allOf entries against the node they sit on', () => {
+    const v = validator(obj({
+      spec: obj({ a: { type: 'integer' } }, {
+        ...rules('self.a >= 0'),
+        allOf: [{ ...rules({ rule: 'self.a < 10', message: 'a below 10' }), properties: { a: rules({ rule: 'self != 5', message: 'not 5' }) } }]
+      })
+    }))
+    assert.deepEqual(v.validate({ spec: { a: 12 } }), [{ type: 'Invalid', field: 'spec', value: 'object', detail: 'a below 10' }])
+    assert.deepEqual(v.validate({ spec: { a: 5 } }), [{ type: 'Invalid', field: 'spec.a', value: 'integer', detail: 'not 5' }])
+    // as the reference: a schema whose only rules are inside allOf gets no validator
+    assert.equal(celValidator(obj({ spec: obj({ a: { type: 'integer' } }, { allOf: [rules('self.a < 10')] }) })), undefined)
+  })
+
   it('never throws and returns field errors on arbitrary JSON', () => {
     const v = validator(obj({
       spec: obj({
