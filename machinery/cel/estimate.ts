@@ -118,7 +118,9 @@ class Estimator {
         return { cost: MAP_CREATE + entries.reduce((s, x) => s + x, 0), size: entries.length, kind: 'map' }
       }
       case 'call': case 'rcall': return this.call(n, scope)
-      default: return this.operator(n, scope)
+      default:
+        // Binary operators; any other node (the parser makes none after checking) costs one unit.
+        return Array.isArray(n.args) && n.args.length === 2 ? this.operator(n, scope) : unknown(1, kindOf(n))
     }
   }
 
