@@ -150,7 +150,13 @@ function checkRules (s: Record<string, unknown>, path: string, ctx: Context, tot
   const resourceRoot = ctx.isRoot || structural['x-kubernetes-embedded-resource'] === true
   const size = sizeOf(structural, resourceRoot)
   if (size === undefined) {
-    return [{ type: 'Invalid', field: `${path}.x-kubernetes-validations`, value: '', detail: 'internal error: failed to retrieve type information for x-kubernetes-validations' }]
+    // The reference reports this as an internal error; FieldError has no such type, Invalid carries its words.
+    return [{
+      type: 'Invalid',
+      field: `${path}.x-kubernetes-validations`,
+      value: '',
+      detail: 'internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations'
+    }]
   }
   const entries = ruleEntries(structural)
   const raw = s['x-kubernetes-validations'] as unknown[]

@@ -64,6 +64,18 @@ describe('crdRuleProblems: compilation', () => {
     ])
   })
 
+  it('places errors under the base path it is given, as for per-version schemas', () => {
+    const errors = crdRuleProblems(crd({ a: { type: 'integer' } }, 'self.b > 1'), 'spec.versions[1].schema.openAPIV3Schema')
+    assert.deepEqual(errors.map((e) => e.field), ['spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule'])
+  })
+
+  it('refuses rules on a node the CEL model has no type for', () => {
+    assert.deepEqual(problems(obj({ free: rules('self == 1') })).map((e) => [e.field, e.detail]), [[
+      `${BASE}.properties[free].x-kubernetes-validations`,
+      'internal error: failed to construct type information for x-kubernetes-validations rules: unable to convert structural schema to CEL declarations'
+    ]])
+  })
+
   it('refuses optionalOldSelf on a rule that does not read oldSelf', () => {
     assert.deepEqual(problems(crd({ a: { type: 'integer' } }, { rule: 'self.a > 1', optionalOldSelf: false })), [{
       type: 'Invalid', field: `${SPEC}.x-kubernetes-validations[0].optionalOldSelf`, value: false, detail: 'may not be set if oldSelf is not used in rule'
