@@ -27,10 +27,8 @@ const STRING_TRAVERSAL = 0.1
 const REGEX_PATTERN_FACTOR = 0.25
 const LIST_CREATE = 10
 const MAP_CREATE = 30
-/** Per element, beyond the step itself: the accumulator, the loop condition and its call. */
-const LOOP_OVERHEAD = 3
-/** Per element of map() and filter(): appending to the accumulated list. */
-const APPEND_OVERHEAD = LIST_CREATE + 2
+/** Per element of map() and filter(): `accu + [x]`, a list created and concatenated. */
+const APPEND = LIST_CREATE + 2
 
 const traverse = (bytes: number): number => Math.ceil(bytes * STRING_TRAVERSAL)
 const cap = (n: number): number => Math.min(n, Number.MAX_SAFE_INTEGER)
@@ -60,22 +58,17 @@ function keyOf (e: Est): Est {
   return n === undefined ? unknown(0, 'string') : fromNode(n, 0)
 }
 
-/** Comparing two values for equality or order: strings byte by byte, lists and maps item by item. */
-function compareCost (a: Est, b: Est): number {
-  const size = Math.min(a.size, b.size)
-  if (a.kind === 'string' || b.kind === 'string') return 1 + traverse(size)
-  if (a.kind === 'list' || a.kind === 'map') return 1 + size * compareCost(elemOf(a), elemOf(b))
-  return 1
-}
+/** The size cel-go compares by: a scalar counts 1, strings their bytes, lists and maps their entries. */
+const compareSize = (e: Est): number => e.kind === 'other' ? 1 : e.size
 
-// Functions that read every byte of their string inputs once.
-const STRING_READERS = new Set(['lowerAscii', 'upperAscii', 'trim', 'replace', 'substring', 'reverse', 'charAt', 'quote', 'quantity',
-  'isQuantity', 'url', 'isURL', 'ip', 'isIP', 'cidr', 'isCIDR', 'semver', 'isSemver', 'duration', 'timestamp', 'string', 'int', 'uint',
-  'double', 'bytes', 'validate', 'format', 'split', 'getScheme', 'getHost', 'getHostname', 'getPort', 'getEscapedPath', 'getQuery'])
-// Those whose result is as long as the receiver.
-const SAME_SIZE = new Set(['lowerAscii', 'upperAscii', 'trim', 'replace', 'substring', 'reverse', 'quote'])
-const LIST_READERS = new Set(['sum', 'min', 'max', 'isSorted', 'distinct', 'flatten', 'slice'])
-const SET_FUNCTIONS = new Set(['sets.contains', 'sets.intersects', 'sets.equivalent'])
+/** Equality (and string ordering): a tenth of a unit per unit of the smaller side, as cel-go. */
+const equalityCost = (a: Est, b: Est): number => traverse(Math.min(compareSize(a), compareSize(b)))
+
+// Kubernetes library functions costing a tenth of a unit per byte of their string input
+// (library/cost.go); lowerAscii and its kin return a string as long as their receiver.
+const STRING_READERS = new Set(['url', 'quantity', 'isQuantity', 'cidr', 'isIP', 'isCIDR', 'ip', 'format', 'lowerAscii', 'upperAscii', 'substring', 'trim'])
+const SAME_SIZE = new Set(['lowerAscii', 'upperAscii', 'substring', 'trim'])
+const LIST_SCANS = new Set(['isSorted', 'sum', 'max', 'min', 'indexOf', 'lastIndexOf'])
 const COMPREHENSIONS = new Set(['all', 'exists', 'exists_one', 'map', 'filter'])
 
 class Estimator {
@@ -127,15 +120,17 @@ class Estimator {
   private operator (n: AstNode, scope: ReadonlyMap<string, Est>): Est {
     const [l, r] = (n.args as AstNode[]).map((x) => this.est(x, scope))
     const base = l.cost + r.cost
+    const bool = (cost: number): Est => ({ cost, size: 0, kind: 'other' })
     switch (n.op) {
-      case '==': case '!=': case '<': case '<=': case '>': case '>=':
-        return { cost: base + compareCost(l, r), size: 0, kind: 'other' }
-      case 'in':
-        return { cost: base + (r.kind === 'list' ? r.size * compareCost(l, elemOf(r)) : 1), size: 0, kind: 'other' }
+      case '==': case '!=': return bool(base + equalityCost(l, r))
+      case '<': case '<=': case '>': case '>=': return bool(base + (l.kind === 'string' ? equalityCost(l, r) : 1))
+      // list membership is charged one unit per item, whatever the items are
+      case 'in': return bool(base + (r.kind === 'list' ? r.size : 1))
       case '+':
-        if (l.kind === 'string') return { cost: base + 1 + traverse(l.size + r.size), size: l.size + r.size, kind: 'string' }
-        if (l.kind === 'list') return { cost: base + 1 + l.size + r.size, size: l.size + r.size, kind: 'list', elem: elemOf(l.size >= r.size ? l : r) }
-        return { cost: base + 1, size: 0, kind: 'other' }
+        if (l.kind === 'string') return { cost: base + traverse(l.size + r.size), size: l.size + r.size, kind: 'string' }
+        // list concatenation is O(1) in cel-go; only its size grows
+        if (l.kind === 'list') return { cost: base + 1, size: l.size + r.size, kind: 'list', elem: elemOf(l.size >= r.size ? l : r) }
+        return bool(base + 1)
       default: return { cost: base + 1, size: 0, kind: kindOf(n) }
     }
   }
@@ -143,71 +138,74 @@ class Estimator {
   private call (n: AstNode, scope: ReadonlyMap<string, Est>): Est {
     const parts = (n.args as unknown[]).flat()
     const name = parts[0] as string
-    const receiverNode = n.op === 'rcall' ? parts[1] as AstNode : undefined
+    const targetNode = n.op === 'rcall' ? parts[1] as AstNode : undefined
     const argNodes = parts.slice(n.op === 'rcall' ? 2 : 1) as AstNode[]
     if (name === 'has' && n.op === 'call') {
-      const select = argNodes[0]
-      return { cost: this.est((select.args as AstNode[])[0], scope).cost + 1, size: 0, kind: 'other' }
+      // the presence test costs one, plus its operand
+      return { cost: this.est((argNodes[0].args as AstNode[])[0], scope).cost + 1, size: 0, kind: 'other' }
     }
-    if (receiverNode !== undefined && COMPREHENSIONS.has(name) && argNodes[0]?.op === 'id') return this.comprehension(name, receiverNode, argNodes, scope)
-    const recv = receiverNode === undefined ? undefined : this.est(receiverNode, scope)
-    const ins = argNodes.map((x) => this.est(x, scope))
-    const inputs = recv === undefined ? ins : [recv, ...ins]
-    const base = inputs.reduce((s, x) => s + x.cost, 0)
-    const [first, second] = inputs
-    const strings = inputs.filter((x) => x.kind === 'string').reduce((s, x) => s + x.size, 0)
-    if (name === 'matches' || name === 'find' || name === 'findAll') {
-      const cost = Math.ceil(((first?.size ?? 0) + 1) * STRING_TRAVERSAL) * Math.ceil((second?.size ?? 0) * REGEX_PATTERN_FACTOR)
-      return name === 'findAll'
-        ? { cost: base + cost, size: first?.size ?? 0, kind: 'list', elem: { cost: 0, size: first?.size ?? 0, kind: 'string' } }
-        : { cost: base + cost, size: first?.size ?? 0, kind: kindOf(n) }
-    }
-    if ((name === 'contains' || name === 'indexOf' || name === 'lastIndexOf') && first?.kind === 'string') {
-      return { cost: base + traverse(first.size) * traverse(second?.size ?? 0), size: 0, kind: 'other' }
-    }
-    if (name === 'startsWith' || name === 'endsWith') return { cost: base + traverse(second?.size ?? 0), size: 0, kind: 'other' }
-    if (name === 'size') return { cost: base + 1, size: 0, kind: 'other' }
-    if (name === 'join' && first?.kind === 'list') {
-      const total = first.size * elemOf(first).size
-      return { cost: base + 1 + traverse(total), size: total, kind: 'string' }
+    if (targetNode !== undefined && COMPREHENSIONS.has(name) && argNodes[0]?.op === 'id') return this.comprehension(name, targetNode, argNodes, scope)
+    const target = targetNode === undefined ? undefined : this.est(targetNode, scope)
+    const args = argNodes.map((x) => this.est(x, scope))
+    const inputs = (target?.cost ?? 0) + args.reduce((s, x) => s + x.cost, 0)
+    const [arg0, arg1] = args
+    const result = (cost: number, size = 0, kind: Kind = kindOf(n), elem?: Est): Est => ({ cost: inputs + cost, size, kind, elem })
+    if (target !== undefined) {
+      switch (name) {
+        case 'matches': case 'find': case 'findAll': {
+          const cost = Math.ceil((target.size + 1) * STRING_TRAVERSAL) * Math.ceil((arg0?.size ?? 0) * REGEX_PATTERN_FACTOR)
+          return name === 'findAll' ? result(cost, target.size, 'list', { cost: 0, size: target.size, kind: 'string' }) : result(cost, name === 'find' ? target.size : 0)
+        }
+        case 'contains': if (target.kind === 'string') return result(traverse(target.size) * traverse(arg0?.size ?? 0)); break
+        case 'startsWith': case 'endsWith': return result(traverse(arg0?.size ?? 0))
+        case 'replace': return result(traverse(2 * target.size), target.size, 'string')
+        case 'split': return result(traverse(2 * target.size), target.size, 'list', { cost: 0, size: target.size, kind: 'string' })
+        case 'join': {
+          const size = target.size * elemOf(target).size + (arg0?.size ?? 0) * Math.max(0, target.size - 1)
+          return result(traverse(size), size, 'string')
+        }
+      }
+      if (LIST_SCANS.has(name)) {
+        if (target.kind === 'list') {
+          const item = elemOf(target)
+          return result(target.size * (1 + (item.kind === 'string' ? traverse(item.size) : 0)), 0, kindOf(n, 'other'))
+        }
+        if (target.kind === 'string') return result(traverse(target.size))
+      }
+      // optional.value() and orValue() stand for the value inside
+      if (name === 'value' || name === 'orValue') return { ...target, cost: inputs + 1 }
     }
     if (STRING_READERS.has(name)) {
-      const cost = base + 1 + traverse(strings)
-      if (name === 'split') return { cost, size: first?.size ?? 0, kind: 'list', elem: { cost: 0, size: first?.size ?? 0, kind: 'string' } }
-      if (SAME_SIZE.has(name)) return { cost, size: first?.size ?? 0, kind: 'string' }
-      return { cost, size: kindOf(n) === 'other' ? 0 : MAX_REQUEST_SIZE_BYTES, kind: kindOf(n) }
+      const input = target?.kind === 'string' ? target : arg0
+      const size = input?.size ?? 0
+      return SAME_SIZE.has(name) ? result(traverse(size), size, 'string') : result(traverse(size))
     }
-    if ((LIST_READERS.has(name) || name === 'indexOf' || name === 'lastIndexOf') && first?.kind === 'list') {
-      const perItem = compareCost(elemOf(first), elemOf(first))
-      return { ...first, cost: base + 1 + first.size * perItem, kind: kindOf(n, first.kind) }
-    }
-    if (SET_FUNCTIONS.has(name) && first !== undefined && second !== undefined) {
-      return { cost: base + 1 + first.size * second.size * compareCost(elemOf(first), elemOf(second)), size: 0, kind: 'other' }
-    }
-    // optional.value() and orValue() stand for the value inside.
-    if ((name === 'value' || name === 'orValue') && recv !== undefined) return { ...recv, cost: base + 1 }
-    return { cost: base + 1, size: kindOf(n) === 'other' ? 0 : MAX_REQUEST_SIZE_BYTES, kind: kindOf(n) }
+    return result(1, kindOf(n) === 'other' ? 0 : MAX_REQUEST_SIZE_BYTES)
   }
 
+  /**
+   * A macro as cel-go expands it: its range, its accumulator's initial value and result, and per
+   * element the loop condition and step (e.g. all(): `@not_strictly_false(accu)` and `accu && p`).
+   */
   private comprehension (name: string, rangeNode: AstNode, argNodes: AstNode[], outer: ReadonlyMap<string, Est>): Est {
     const range = this.est(rangeNode, outer)
     const scope = new Map(outer)
-    // Two-variable forms: all(i, v, p) over a list's indexes and items or a map's keys and values.
-    const twoVars = (name === 'all' || name === 'exists' || name === 'exists_one') && argNodes.length === 3
-    const vars = argNodes.slice(0, twoVars ? 2 : 1).map((x) => x.args as string)
-    const body = argNodes.slice(vars.length)
-    if (range.kind === 'map') {
-      scope.set(vars[0], keyOf(range))
-      if (twoVars) scope.set(vars[1], elemOf(range))
-    } else {
-      if (twoVars) scope.set(vars[0], { cost: 0, size: 0, kind: 'other' })
-      scope.set(vars[vars.length - 1], elemOf(range))
+    const variable = argNodes[0].args as string
+    // A map is iterated by its keys, a list by its items.
+    scope.set(variable, range.kind === 'map' ? keyOf(range) : elemOf(range))
+    const body = argNodes.slice(1).map((b) => this.est(b, scope))
+    const bodyCost = body.reduce((s, x) => s + x.cost, 0)
+    // per element: condition + step beyond the body; once: the accumulator's init and result
+    const shape: Record<string, [number, number]> = {
+      all: [1 + 2, 0 + 1],
+      exists: [1 + 3, 0 + 1],
+      exists_one: [2, 0 + 2],
+      map: [APPEND, LIST_CREATE + 1],
+      filter: [APPEND + 1, LIST_CREATE + 1]
     }
-    const steps = body.map((b) => this.est(b, scope))
-    const stepCost = steps.reduce((s, x) => s + x.cost, 0)
-    const perItem = name === 'map' || name === 'filter' ? stepCost + APPEND_OVERHEAD : stepCost + LOOP_OVERHEAD
-    const cost = cap(range.cost + range.size * perItem)
-    if (name === 'map') return { cost, size: range.size, kind: 'list', elem: { ...steps[steps.length - 1], cost: 0 } }
+    const [perItem, once] = shape[name]
+    const cost = cap(range.cost + once + range.size * (bodyCost + perItem))
+    if (name === 'map') return { cost, size: range.size, kind: 'list', elem: { ...body[body.length - 1], cost: 0 } }
     if (name === 'filter') return { cost, size: range.size, kind: 'list', elem: range.kind === 'map' ? keyOf(range) : elemOf(range) }
     return { cost, size: 0, kind: 'other' }
   }

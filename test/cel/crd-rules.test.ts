@@ -125,7 +125,7 @@ describe('crdRuleProblems: estimated cost', () => {
     ['an unbounded list iterated inside another', { a: { type: 'array', items: { type: 'array', items: { type: 'string' } } } }, 'self.a.all(x, x.all(y, y != "z"))'],
     ['a quadratic walk over one unbounded list', { a: { type: 'array', items: { type: 'string' } } }, 'self.a.all(x, self.a.exists_one(y, x == y))'],
     ['matches() over unbounded strings of an unbounded list', { a: { type: 'array', items: { type: 'string' } } }, 'self.a.all(x, x.matches("^[a-z]+$"))'],
-    ['equality of two unbounded lists of unbounded strings', { a: { type: 'array', items: { type: 'string' } } }, 'self.a == oldSelf.a'],
+    ['list equality for every entry of an unbounded map', { m: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } } }, 'self.m.all(k, !(k in oldSelf.m) || self.m[k] == oldSelf.m[k])'],
     ['a regex over every value of an unbounded map', { m: { type: 'object', additionalProperties: { type: 'string' } } }, 'self.m.all(k, self.m[k].matches("^a+$"))']
   ]
   for (const [name, properties, rule] of refused) {
@@ -140,6 +140,7 @@ describe('crdRuleProblems: estimated cost', () => {
     ['the same nested walk once both lists are bounded', { a: { type: 'array', maxItems: 20, items: { type: 'array', maxItems: 20, items: { type: 'string', maxLength: 64 } } } }, 'self.a.all(x, x.all(y, y != "z"))'],
     ['matches() over bounded strings of a bounded list', { a: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 253 } } }, 'self.a.all(x, x.matches("^[a-z]+$"))'],
     ['matches() over one unbounded string', { s: { type: 'string' } }, 'self.s.matches("^[a-z]+$")'],
+    ['one unbounded list compared with its old value (a tenth of a unit per item)', { a: { type: 'array', items: { type: 'string' } } }, 'self.a == oldSelf.a'],
     ['a regex over every value of a bounded map', { m: { type: 'object', maxProperties: 64, additionalProperties: { type: 'string', maxLength: 63 } } }, 'self.m.all(k, self.m[k].matches("^a+$"))'],
     ['string enums bounded by their longest value', { a: { type: 'array', maxItems: 1000, items: { type: 'string', enum: ['Always', 'Never'] } } }, 'self.a.all(x, self.a.exists_one(y, x == y))']
   ]
