@@ -148,6 +148,16 @@ describe('crdRuleProblems: estimated cost', () => {
     it(`accepts ${name}`, () => assert.deepEqual(problems(crd(properties, rule)), []))
   }
 
+  it('holds a messageExpression to the per-expression limit, without the cardinality', () => {
+    const list = { type: 'array', items: { type: 'string' } }
+    const errors = problems(crd({ a: list }, { rule: 'self.a.size() < 10', messageExpression: 'self.a.filter(x, self.a.exists(y, y == x)).join(",")' }))
+    assert.equal(errors[0].field, `${SPEC}.x-kubernetes-validations[0].messageExpression`)
+    assert.equal(errors[0].type, 'Forbidden')
+    assert.match(errors[0].detail ?? '', /^estimated messageExpression cost exceeds budget by factor of more than 100x/)
+    assert.deepEqual(problems(crd({ a: { ...list, maxItems: 10, items: { type: 'string', maxLength: 10 } } },
+      { rule: 'self.a.size() < 10', messageExpression: 'self.a.filter(x, self.a.exists(y, y == x)).join(",")' })), [])
+  })
+
   it('multiplies by how often the node occurs: a rule on the items of an unbounded list', () => {
     const items = (rule: string): Schema => ({ type: 'array', items: obj({ s: { type: 'string' } }, rules(rule)) })
     // cheap per item, and as many items as fit in a request still stay under the limit

@@ -145,6 +145,20 @@ describe('celValidator', () => {
     }])
   })
 
+  it('stops at a messageExpression over the per-call limit, in the reference words', () => {
+    const messageExpression = 'string(self.map(a, self.map(b, self.map(c, a + b + c))).size())'
+    const v = validator(obj({
+      list: { type: 'array', items: { type: 'string' }, ...rules({ rule: 'self.size() < 3', messageExpression }) },
+      z: { type: 'string', ...rules('self == "never checked"') }
+    }))
+    assert.deepEqual(v.validate({ list: Array.from({ length: 300 }, (_, i) => `${i}`), z: 'x' }), [{
+      type: 'Invalid',
+      field: 'list',
+      value: 'array',
+      detail: `no further validation rules will be run due to call cost exceeds limit for messageExpression: ${JSON.stringify(messageExpression)}`
+    }])
+  })
+
   it('shares one budget across the object and reports its exhaustion once', () => {
     const v = validator(obj({ items: { type: 'array', items: { type: 'string', ...rules('self.size() < 1000') } } }))
     const errors = v.validate({ items: Array.from({ length: 100 }, () => 'x') }, undefined, new RuntimeBudget(50))
