@@ -66,14 +66,27 @@ function childContext (parent: Record<string, unknown>, ctx: Context, uncorrelat
   }
 }
 
+export interface CrdRuleOptions {
+  /**
+   * The fields of the errors the caller's own checks of the schema found (the OpenAPI subset and
+   * list/map markers). As the reference, rules are not compiled on a node with errors at or below
+   * it: a wrong schema gives CEL errors no one can act on. A schema that is not structural at all
+   * gets no CEL checks in the reference: do not call this for it.
+   */
+  schemaErrorFields?: readonly string[]
+}
+
 /**
  * Every problem of the x-kubernetes-validations of one CRD version's openAPIV3Schema, at
  * `basePath` (`spec.validation.openAPIV3Schema` when all versions share one schema, else
  * `spec.versions[i].schema.openAPIV3Schema`).
  */
-export function crdRuleProblems (schema: JSONSchemaProps | Record<string, unknown>, basePath: string): FieldError[] {
+export function crdRuleProblems (schema: JSONSchemaProps | Record<string, unknown>, basePath: string, opts: CrdRuleOptions = {}): FieldError[] {
   const total = new TotalCost()
-  const errors = walk(schema as Record<string, unknown>, basePath, { cardinality: 1, isRoot: true }, total).all
+  const otherErrors = opts.schemaErrorFields ?? []
+  const hasErrorsAtOrBelow = (path: string): boolean =>
+    otherErrors.some((f) => f === path || f.startsWith(`${path}.`) || f.startsWith(`${path}[`))
+  const errors = walk(schema as Record<string, unknown>, basePath, { cardinality: 1, isRoot: true }, total, hasErrorsAtOrBelow).all
   if (total.total > STATIC_ESTIMATED_CRD_COST_LIMIT) {
     for (const e of total.mostExpensive) {
       errors.push({ type: 'Forbidden', field: e.path, detail: 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema' })
@@ -90,29 +103,29 @@ export function crdRuleProblems (schema: JSONSchemaProps | Record<string, unknow
 /** Errors below a node: entry errors (which stop CEL checks at and above them) and CEL errors. */
 interface Found { schemaErrors: number, all: FieldError[] }
 
-function walk (s: Record<string, unknown>, path: string, ctx: Context, total: TotalCost): Found {
+function walk (s: Record<string, unknown>, path: string, ctx: Context, total: TotalCost, hasErrors: (path: string) => boolean): Found {
   const found: Found = { schemaErrors: 0, all: [] }
   const add = (f: Found): void => { found.schemaErrors += f.schemaErrors; found.all.push(...f.all) }
   if (isObject(s.additionalProperties)) {
-    add(walk(s.additionalProperties, `${path}.additionalProperties`, childContext(s, ctx, undefined), total))
+    add(walk(s.additionalProperties, `${path}.additionalProperties`, childContext(s, ctx, undefined), total, hasErrors))
   }
   if (isObject(s.properties)) {
     const mapType = s['x-kubernetes-map-type']
     const correlatable = mapType === undefined || mapType === 'granular' || mapType === 'atomic'
     for (const [name, sub] of Object.entries(s.properties)) {
-      if (isObject(sub)) add(walk(sub, `${path}.properties[${name}]`, childContext(s, ctx, correlatable ? undefined : path), total))
+      if (isObject(sub)) add(walk(sub, `${path}.properties[${name}]`, childContext(s, ctx, correlatable ? undefined : path), total, hasErrors))
     }
   }
   if (isObject(s.items)) {
     // Only map-lists correlate their items with old ones for rules.
-    add(walk(s.items, `${path}.items`, childContext(s, ctx, s['x-kubernetes-list-type'] === 'map' ? undefined : path), total))
+    add(walk(s.items, `${path}.items`, childContext(s, ctx, s['x-kubernetes-list-type'] === 'map' ? undefined : path), total, hasErrors))
   }
   if (Array.isArray(s['x-kubernetes-validations']) && s['x-kubernetes-validations'].length > 0) {
     const entryErrors = checkEntries(s, path)
     found.schemaErrors += entryErrors.length
     found.all.push(...entryErrors)
     // Rules are only compiled on a schema without errors at or below the node, as the reference.
-    if (found.schemaErrors === 0) found.all.push(...checkRules(s, path, ctx, total))
+    if (found.schemaErrors === 0 && !hasErrors(path)) found.all.push(...checkRules(s, path, ctx, total))
   }
   return found
 }

@@ -42,6 +42,15 @@ describe('crdRuleProblems: the entries', () => {
 })
 
 describe('crdRuleProblems: compilation', () => {
+  it('compiles no rule at or above a node where the caller found schema errors', () => {
+    const schema = crd({ a: { type: 'integer', ...rules('self.nope') } }, 'self.b > 1', { rule: 'self.a > 1', reason: 'Nope' })
+    const fields = crdRuleProblems(schema, BASE, { schemaErrorFields: [`${SPEC}.properties[a].type`] }).map((e) => e.field)
+    assert.deepEqual(fields, [`${SPEC}.x-kubernetes-validations[1].reason`])
+    // an error elsewhere (a sibling whose name extends this one) does not stop them
+    const sibling = crdRuleProblems(schema, BASE, { schemaErrorFields: [`${SPEC}.properties[ab].type`] }).map((e) => e.field)
+    assert.deepEqual(sibling, [`${SPEC}.properties[a].x-kubernetes-validations[0].rule`, `${SPEC}.x-kubernetes-validations[1].reason`])
+  })
+
   it('reports compile errors at the rule with the entry as the value', () => {
     const entry = { rule: 'self.b > 1' }
     assert.deepEqual(problems(obj({ spec: obj({ a: { type: 'integer' } }, { 'x-kubernetes-validations': [entry] }) })), [{
