@@ -20,9 +20,12 @@ export class MapList {
     }
   }
 
+  /** Every key must hold a scalar, else the item correlates with nothing (as the reference's maplist). */
   private keyOf (item: unknown): string | undefined {
     if (!isObject(item)) return undefined
-    return JSON.stringify(this.keys.map((k) => item[k] ?? null))
+    const values = this.keys.map((k) => item[k])
+    if (!values.every((v) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')) return undefined
+    return JSON.stringify(values)
   }
 
   get (item: unknown): unknown {
