@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import fc from 'fast-check'
 import { costErrorMessage, crdRuleProblems } from '../../machinery/cel/crd-rules.js'
 
 type Schema = Record<string, unknown>
@@ -190,5 +191,24 @@ describe('crdRuleProblems: estimated cost', () => {
     }
     assert.deepEqual(errors[4].field, BASE)
     assert.match(errors[4].detail ?? '', /^x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of 1\.\d{6}x/)
+  })
+})
+
+describe('crdRuleProblems: any input', () => {
+  it('never throws on arbitrary schema-shaped JSON', () => {
+    const rule = fc.record({ rule: fc.constantFrom('self == oldSelf', 'self.size() > 0', 'has(self.a)', '', 'self.', 'self.all(x, x == x)'), reason: fc.option(fc.string(), { nil: undefined }), fieldPath: fc.option(fc.constantFrom('.a', '.a.b', "['a']", 'a', '.'), { nil: undefined }) })
+    const schema = fc.letrec((tie) => ({
+      node: fc.record({
+        type: fc.constantFrom('object', 'array', 'string', 'integer', 'boolean', 'number', 'bogus'),
+        properties: fc.option(fc.dictionary(fc.constantFrom('a', 'b', 'x-y', 'if'), tie('node')), { nil: undefined }),
+        items: fc.option(tie('node'), { nil: undefined }),
+        additionalProperties: fc.option(fc.oneof(fc.boolean(), tie('node')), { nil: undefined }),
+        maxItems: fc.option(fc.integer({ min: -1, max: 100 }), { nil: undefined }),
+        maxLength: fc.option(fc.integer({ min: -1, max: 100 }), { nil: undefined }),
+        'x-kubernetes-list-type': fc.option(fc.constantFrom('map', 'set', 'atomic'), { nil: undefined }),
+        'x-kubernetes-validations': fc.option(fc.array(fc.oneof(rule, fc.jsonValue()), { maxLength: 2 }), { nil: undefined })
+      }, { requiredKeys: ['type'] })
+    })).node
+    fc.assert(fc.property(schema, (s) => Array.isArray(crdRuleProblems(s as Schema, BASE))), { numRuns: 150 })
   })
 })
