@@ -168,6 +168,17 @@ describe('crdRuleProblems: estimated cost', () => {
       { rule: 'self.a.size() < 10', messageExpression: 'self.a.filter(x, self.a.exists(y, y == x)).join(",")' })), [])
   })
 
+  // The largest maxItems a 1.36 API server accepts for `self.all(x, x.contains('gpu'))` on a list of
+  // strings, by the items' maxLength (measured against the reference's validator).
+  const measured: Array<[number, number]> = [[16, 909_090], [63, 333_333], [253, 94_339], [1024, 24_154]]
+  for (const [maxLength, maxItems] of measured) {
+    it(`lands on the reference's limit for contains() over ${maxItems} strings of maxLength ${maxLength}`, () => {
+      const tags = (n: number): Schema => obj({ tags: { type: 'array', maxItems: n, items: { type: 'string', maxLength }, ...rules("self.all(x, x.contains('gpu'))") } })
+      assert.deepEqual(problems(tags(maxItems)), [])
+      assert.equal(problems(tags(maxItems + 1))[0]?.field, `${BASE}.properties[tags].x-kubernetes-validations[0].rule`)
+    })
+  }
+
   it('multiplies by how often the node occurs: a rule on the items of an unbounded list', () => {
     const items = (rule: string): Schema => ({ type: 'array', items: obj({ s: { type: 'string' } }, rules(rule)) })
     // cheap per item, and as many items as fit in a request still stay under the limit
