@@ -179,6 +179,16 @@ describe('crdRuleProblems: estimated cost', () => {
     })
   }
 
+  it("gives the reference's factor for a measured refusal (5.4x)", () => {
+    const text = { type: 'string', maxLength: 4096 }
+    const testCase = obj({ message: text, expect: obj({ contains: text, equals: text }) },
+      rules('(!has(self.expect.contains) || !self.message.contains(self.expect.contains)) && (!has(self.expect.equals) || self.message != self.expect.equals)'))
+    const errors = problems(crd({ cases: { type: 'array', maxItems: 20, items: testCase } }))
+    assert.deepEqual(errors.map((e) => [e.field, e.detail?.split(' (')[0]]), [
+      [`${SPEC}.properties[cases].items.x-kubernetes-validations[0].rule`, 'estimated rule cost exceeds budget by factor of 5.4x']
+    ])
+  })
+
   it('multiplies by how often the node occurs: a rule on the items of an unbounded list', () => {
     const items = (rule: string): Schema => ({ type: 'array', items: obj({ s: { type: 'string' } }, rules(rule)) })
     // cheap per item, and as many items as fit in a request still stay under the limit
