@@ -5,7 +5,7 @@
 // cost of one step. Not bit-exact with the reference: close enough that the rules it refuses
 // (unbounded lists iterated inside each other, regexes over unbounded strings in unbounded
 // lists) are refused here and bounded ones pass.
-import { MAX_REQUEST_SIZE_BYTES, type SizeNode } from './sizes.js'
+import type { SizeNode } from './sizes.js'
 
 type Kind = 'string' | 'list' | 'map' | 'other'
 
@@ -44,8 +44,10 @@ function kindOf (node: AstNode | undefined, fallback: Kind = 'other'): Kind {
 const fromNode = (n: SizeNode, cost: number): Est =>
   ({ cost, size: n.maxElements, node: n, kind: n.kind === 'string' ? 'string' : n.kind === 'list' ? 'list' : n.kind === 'map' ? 'map' : 'other' })
 
-/** A value the schema does not bound: nothing in one object is larger than one request. */
-const unknown = (cost: number, kind: Kind): Est => ({ cost, size: kind === 'other' ? 0 : MAX_REQUEST_SIZE_BYTES, kind })
+/** The size of a string, list or map nothing bounds (a function's result), unbounded as in cel-go. */
+const UNBOUNDED = Number.MAX_SAFE_INTEGER
+
+const unknown = (cost: number, kind: Kind): Est => ({ cost, size: kind === 'other' ? 0 : UNBOUNDED, kind })
 
 function elemOf (e: Est): Est {
   if (e.elem !== undefined) return { ...e.elem, cost: 0 }
@@ -180,7 +182,7 @@ class Estimator {
       const size = input?.size ?? 0
       return SAME_SIZE.has(name) ? result(traverse(size), size, 'string') : result(traverse(size))
     }
-    return result(1, kindOf(n) === 'other' ? 0 : MAX_REQUEST_SIZE_BYTES)
+    return result(1, kindOf(n) === 'other' ? 0 : UNBOUNDED)
   }
 
   /**

@@ -16,7 +16,7 @@ describe('crdRuleProblems: the entries', () => {
   it('accepts rules that compile, with their message, reason and fieldPath', () => {
     assert.deepEqual(problems(crd({ a: { type: 'integer' }, m: { type: 'object', additionalProperties: { type: 'string' } } },
       { rule: 'self.a > 1', message: 'a above 1', reason: 'FieldValueForbidden', fieldPath: '.a' },
-      { rule: 'self.a < 9', messageExpression: '"a is " + string(self.a)', fieldPath: ".m['x.y']" })), [])
+      { rule: 'self.a < 9', messageExpression: 'self.a > 100 ? "a is far too large" : "a is too large"', fieldPath: ".m['x.y']" })), [])
   })
 
   it('refuses empty rules and messages, line breaks, unknown reasons and invalid field paths', () => {
@@ -178,6 +178,17 @@ describe('crdRuleProblems: estimated cost', () => {
       assert.equal(problems(tags(maxItems + 1))[0]?.field, `${BASE}.properties[tags].x-kubernetes-validations[0].rule`)
     })
   }
+
+  it('refuses a messageExpression concatenating string(int), whose size nothing bounds (measured)', () => {
+    const errors = problems(crd({ min: { type: 'integer' }, max: { type: 'integer' } },
+      { rule: 'self.min <= self.max', messageExpression: "'min (' + string(self.min) + ') above max (' + string(self.max) + ')'" }))
+    const at = `${SPEC}.x-kubernetes-validations[0].messageExpression`
+    assert.deepEqual(errors.map((e) => [e.field, e.detail?.split(' (try')[0]]), [
+      [at, 'estimated messageExpression cost exceeds budget by factor of more than 100x'],
+      [at, 'contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema'],
+      [BASE, 'x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget by factor of more than 100x']
+    ])
+  })
 
   it("gives the reference's factor for a measured refusal (5.4x)", () => {
     const text = { type: 'string', maxLength: 4096 }
