@@ -12,6 +12,8 @@ export type Evaluation =
   | { ok: false, error: string, cost: number, costExceeded: boolean }
 
 export interface CompiledExpression {
+  /** the checked AST, with its nodes' types, for the write-time cost estimate */
+  ast: unknown
   /** the identifiers the expression reads (to tell transition rules by `oldSelf`) */
   references: Set<string>
   /** Evaluates with already converted variable values; never throws. */
@@ -54,6 +56,7 @@ export function compileExpression (env: Environment, source: string, resultType:
   return {
     ok: true,
     expression: {
+      ast: parsed.ast,
       references: identifiers(parsed.ast),
       evaluate (vars, limit = PER_CALL_LIMIT) {
         const meter = new CostMeter(limit)

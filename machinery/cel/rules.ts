@@ -70,7 +70,8 @@ export const BUDGET_EXHAUSTED_MESSAGE = 'validation failed due to running out of
 
 export type RuleOutcome = Evaluation | { ok: 'skipped' }
 
-function variables (rule: CompiledRule, self: unknown, oldSelf: unknown): Record<string, unknown> | undefined {
+/** The variables of one evaluation; undefined when a transition rule has no old value to see. */
+export function ruleVariables (rule: CompiledRule, self: unknown, oldSelf: unknown): Record<string, unknown> | undefined {
   const vars: Record<string, unknown> = { self: rule.convert(self) }
   if (rule.optionalOldSelf) vars.oldSelf = oldSelf === undefined ? Optional.none() : Optional.of(rule.convert(oldSelf))
   else if (oldSelf !== undefined) vars.oldSelf = rule.convert(oldSelf)
@@ -78,7 +79,8 @@ function variables (rule: CompiledRule, self: unknown, oldSelf: unknown): Record
   return vars
 }
 
-function run (program: CompiledExpression, vars: Record<string, unknown>, budget: RuntimeBudget): Evaluation {
+/** Evaluates under the per-call limit and what is left of `budget`, charging it. */
+export function runWithinBudget (program: CompiledExpression, vars: Record<string, unknown>, budget: RuntimeBudget): Evaluation {
   const limit = Math.min(PER_CALL_LIMIT, budget.remaining)
   const r = program.evaluate(vars, limit)
   budget.remaining -= r.cost
@@ -92,9 +94,9 @@ function run (program: CompiledExpression, vars: Record<string, unknown>, budget
  */
 export function evaluateRule (rule: CompiledRule, self: unknown, oldSelf: unknown, budget = new RuntimeBudget()): RuleOutcome {
   if (rule.program === undefined) return { ok: false, error: rule.error ?? 'no program', cost: 0, costExceeded: false }
-  const vars = variables(rule, self, oldSelf)
+  const vars = ruleVariables(rule, self, oldSelf)
   if (vars === undefined) return { ok: 'skipped' }
-  return run(rule.program, vars, budget)
+  return runWithinBudget(rule.program, vars, budget)
 }
 
 /**
@@ -103,8 +105,8 @@ export function evaluateRule (rule: CompiledRule, self: unknown, oldSelf: unknow
  */
 export function evaluateMessage (rule: CompiledRule, self: unknown, oldSelf: unknown, budget = new RuntimeBudget()): string | undefined {
   if (rule.message === undefined) return undefined
-  const vars = variables(rule, self, oldSelf)
+  const vars = ruleVariables(rule, self, oldSelf)
   if (vars === undefined) return undefined
-  const r = run(rule.message, vars, budget)
+  const r = runWithinBudget(rule.message, vars, budget)
   return r.ok && typeof r.value === 'string' && r.value.trim() !== '' ? r.value : undefined
 }

@@ -13,7 +13,15 @@ export interface StructuralSchema {
   'x-kubernetes-int-or-string'?: boolean
   'x-kubernetes-embedded-resource'?: boolean
   'x-kubernetes-list-type'?: string
+  'x-kubernetes-list-map-keys'?: string[]
+  'x-kubernetes-map-type'?: string
+  /** read by the cost estimate: a string enum's longest value bounds its size */
+  enum?: unknown[]
+  /** read by the cost estimate: a required property with a default need not be serialized */
+  default?: unknown
   'x-kubernetes-validations'?: unknown[]
+  /** only the validator reads it: rules inside allOf run against the node they are under */
+  allOf?: StructuralSchema[]
 }
 
 // The reference's escaping of property names that are CEL keywords or not identifiers
