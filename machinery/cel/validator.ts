@@ -108,9 +108,10 @@ function errorForReason (field: string, type: string, detail: string, reason: st
   }
 }
 
-// The engine's runtime error texts, in cel-go's words where they differ.
+// The engine's runtime error texts, in cel-go's words where they differ: cel-go's overload
+// error at run time names no types.
 const celGoRuntimeError = (message: string): string =>
-  message.replace(/^No such key: /, 'no such key: ').replace(/^No such overload/i, 'no such overload')
+  /^no such overload/i.test(message) ? 'no such overload' : message.replace(/^No such key: /, 'no such key: ')
 
 class Walk {
   readonly errors: FieldError[] = []
@@ -136,7 +137,7 @@ class Walk {
         this.node(v.items, `${path}[${i}]`, obj[i], oldItems?.get(obj[i]), ratchetIndex(ratchet, i))
       }
     } else if (isObject(obj)) {
-      // Maps correlate by key, whatever their map type (granular, atomic or unset).
+      // Maps correlate by key when their map type is granular, atomic or unset (every valid one).
       const mapType = v.schema['x-kubernetes-map-type']
       const correlatable = mapType === undefined || mapType === 'granular' || mapType === 'atomic'
       const oldMap = correlatable && isObject(old) ? old : undefined

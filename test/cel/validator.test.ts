@@ -75,7 +75,7 @@ describe('celValidator', () => {
     assert.match(errors[1].detail ?? '', /^rule compile error: compilation failed: ERROR: <input>:1:6: undefined field 'nope'/)
     // int-or-string has no type: the value shown is the empty type
     assert.equal(errors[2].value, '')
-    assert.match(errors[2].detail ?? '', /^'no such overload.*': call arguments did not match a supported operator, function or macro signature for rule: self \+ 1 > 2$/)
+    assert.equal(errors[2].detail, "'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self + 1 > 2")
   })
 
   it('runs transition rules on update only, and optionalOldSelf rules on create too', () => {
