@@ -108,10 +108,17 @@ function errorForReason (field: string, type: string, detail: string, reason: st
   }
 }
 
-// The engine's runtime error texts, in cel-go's words where they differ: cel-go's overload
-// error at run time names no types.
-const celGoRuntimeError = (message: string): string =>
-  /^no such overload/i.test(message) ? 'no such overload' : message.replace(/^No such key: /, 'no such key: ')
+// The engine's runtime error texts, in cel-go's words where they differ (the reference lists
+// "no such key: {key}, index out of bounds: {index}, integer overflow, division by zero"); cel-go's
+// overload error at run time names no types.
+function celGoRuntimeError (message: string): string {
+  if (/^no such overload/i.test(message)) return 'no such overload'
+  const index = /^No such key: index out of bounds, index (-?\d+)/.exec(message)
+  if (index !== null) return `index out of bounds: ${index[1]}`
+  if (message.startsWith('integer overflow')) return 'integer overflow'
+  if (message === 'modulo by zero') return 'modulus by zero'
+  return message.replace(/^No such key: /, 'no such key: ')
+}
 
 class Walk {
   readonly errors: FieldError[] = []
