@@ -108,9 +108,17 @@ function errorForReason (field: string, type: string, detail: string, reason: st
   }
 }
 
-// The engine's runtime error texts, in cel-go's words where they differ.
-const celGoRuntimeError = (message: string): string =>
-  message.replace(/^No such key: /, 'no such key: ').replace(/^No such overload/i, 'no such overload')
+// The engine's runtime error texts, in cel-go's words where they differ (the reference lists
+// "no such key: {key}, index out of bounds: {index}, integer overflow, division by zero"); cel-go's
+// overload error at run time names no types.
+function celGoRuntimeError (message: string): string {
+  if (/^no such overload/i.test(message)) return 'no such overload'
+  const index = /^No such key: index out of bounds, index (-?\d+)/.exec(message)
+  if (index !== null) return `index out of bounds: ${index[1]}`
+  if (message.startsWith('integer overflow')) return 'integer overflow'
+  if (message === 'modulo by zero') return 'modulus by zero'
+  return message.replace(/^No such key: /, 'no such key: ')
+}
 
 class Walk {
   readonly errors: FieldError[] = []
@@ -136,7 +144,7 @@ class Walk {
         this.node(v.items, `${path}[${i}]`, obj[i], oldItems?.get(obj[i]), ratchetIndex(ratchet, i))
       }
     } else if (isObject(obj)) {
-      // Maps correlate by key, whatever their map type (granular, atomic or unset).
+      // Maps correlate by key when their map type is granular, atomic or unset (every valid one).
       const mapType = v.schema['x-kubernetes-map-type']
       const correlatable = mapType === undefined || mapType === 'granular' || mapType === 'atomic'
       const oldMap = correlatable && isObject(old) ? old : undefined
