@@ -21,8 +21,14 @@ function celGoWording (summary: string): string {
 export function celIssue (input: string, err: unknown): string {
   const e = err as EngineError
   const summary = celGoWording(e.summary ?? e.message.split('\n')[0])
-  const start = e.range?.start
+  let start = e.range?.start
   if (start === undefined || start < 0) return `ERROR: <input>:-1:0: ${summary}`
+  // cel-go places a field selection at its dot, the engine at the field's name.
+  if (summary.startsWith('undefined field ')) {
+    let dot = start - 1
+    while (dot > 0 && /\s/.test(input[dot]!)) dot--
+    if (input[dot] === '.') start = dot
+  }
   const before = input.slice(0, start).split('\n')
   const line = before.length
   const col = before[before.length - 1].length

@@ -5,10 +5,12 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject } from '../../resources/define.js'
-import { CRD_CONDITIONS, isConditionTrue } from '../../resources/customresourcedefinitions.js'
+import { CRD_CONDITIONS, isConditionTrue, schemaLocations } from '../../resources/customresourcedefinitions.js'
+import { celValidator } from '../../machinery/cel/validator.js'
+import { crdRuleProblems } from '../../machinery/cel/crd-rules.js'
 import { GROUPS } from '../../resources/naming.js'
 import type { GroupResource } from '../../storage/resource-store.js'
-import { customKind, servingFingerprint, type CustomKindOptions, type VersionConverter } from './custom-kind.js'
+import { customKind, servingFingerprint, type VersionConverter } from './custom-kind.js'
 import { conversionWebhookTransport, webhookConverter } from './conversion-webhook.js'
 import { parseServiceAddresses } from '../../auth/webhook-transport.js'
 
@@ -16,8 +18,6 @@ const CRDS: GroupResource = { group: GROUPS.apiextensions, resource: 'customreso
 const RESUBSCRIBE_MS = 1000
 
 export interface CustomResourcesOptions {
-  /** The CEL rules of a version's schema (x-kubernetes-validations). */
-  rules?: CustomKindOptions['rules']
   /** --admission-webhook-service-address: conversion webhooks reach services as admission webhooks do. */
   webhookServiceAddresses?: Record<string, string>
 }
@@ -31,6 +31,12 @@ const servable = (crd: AnyObject): boolean =>
 export default fp<CustomResourcesOptions>(async function customResources (fastify: FastifyInstance, opts: CustomResourcesOptions) {
   const definitions = fastify.resources.find(CRDS)
   if (definitions === undefined) return
+  // A definition's CEL rules are checked when it is written (they compile, their fieldPaths
+  // exist, their estimated cost is within the limits); the kind's own validation lies below CEL.
+  fastify.resources.addValidation(CRDS, (crd, found) => {
+    const schemaErrorFields = found.map(e => e.field)
+    return schemaLocations(crd).flatMap(l => typeof l.schema === 'object' && l.schema !== null ? crdRuleProblems(l.schema as Record<string, unknown>, l.path, { schemaErrorFields }) : [])
+  })
   const serving = new Map<string, Serving>()
   // A service named by no --admission-webhook-service-address entry is resolved from its Service.
   const transport = conversionWebhookTransport(parseServiceAddresses(opts.webhookServiceAddresses ?? {}), async (namespace, name) => {
@@ -63,7 +69,7 @@ export default fp<CustomResourcesOptions>(async function customResources (fastif
       // A built-in kind's name is never taken over.
       if (fastify.resources.find(gr) !== undefined) continue
       try {
-        fastify.resources.add(customKind(crd, { rules: opts.rules, webhookConverter: converterOf, terminating: terminating(name) }))
+        fastify.resources.add(customKind(crd, { rules: celValidator, webhookConverter: converterOf, terminating: terminating(name) }))
         serving.set(name, { gr, fingerprint: servingFingerprint(crd) })
       } catch (err) {
         fastify.log.error({ err, crd: name }, 'serving a custom resource definition failed')

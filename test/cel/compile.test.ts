@@ -34,7 +34,7 @@ describe('CEL rule compilation', () => {
   })
 
   const errors: Array<{ name: string, rule: string, want: string }> = [
-    { name: 'an undefined field', rule: 'self.nope > 1', want: "compilation failed: ERROR: <input>:1:6: undefined field 'nope'\n | self.nope > 1\n | .....^" },
+    { name: 'an undefined field', rule: 'self.nope > 1', want: "compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope > 1\n | ....^" },
     { name: 'an undeclared variable', rule: 'other == 1', want: "compilation failed: ERROR: <input>:1:1: undeclared reference to 'other' (in container '')\n | other == 1\n | ^" },
     { name: 'a type mismatch', rule: 'self.replicas + self.name == 1', want: "compilation failed: ERROR: <input>:1:1: found no matching overload for '_+_' applied to '(int, string)'" },
     { name: 'a syntax error', rule: 'self.replicas >', want: 'compilation failed: ERROR: <input>:1:16: ' },
@@ -50,7 +50,7 @@ describe('CEL rule compilation', () => {
   }
 
   it('reports the line and column of an error on a later line', () => {
-    assert.match(one('self.replicas > 1 &&\n  self.bad').error ?? '', /^compilation failed: ERROR: <input>:2:8: undefined field 'bad'\n \|   self\.bad\n \| \.\.\.\.\.\.\.\^/)
+    assert.match(one('self.replicas > 1 &&\n  self.bad').error ?? '', /^compilation failed: ERROR: <input>:2:7: undefined field 'bad'\n \|   self\.bad\n \| \.\.\.\.\.\.\^/)
   })
 
   it('types maps from additionalProperties, lists of objects, int-or-string and preserved fields as dyn', () => {
@@ -126,6 +126,6 @@ describe('CEL optionalOldSelf and messageExpression', () => {
   it('refuses a messageExpression that is not a string or does not compile', () => {
     const [a, b] = compileRules(schema, [{ rule: 'true', messageExpression: 'self.replicas' }, { rule: 'true', messageExpression: 'self.nope' }])
     assert.equal(a.messageError, 'messageExpression must evaluate to a string')
-    assert.match(b.messageError ?? '', /^messageExpression compilation failed: ERROR: <input>:1:6: undefined field 'nope'/)
+    assert.match(b.messageError ?? '', /^messageExpression compilation failed: ERROR: <input>:1:5: undefined field 'nope'/)
   })
 })

@@ -58,7 +58,7 @@ describe('crdRuleProblems: compilation', () => {
       type: 'Invalid',
       field: `${SPEC}.x-kubernetes-validations[0].rule`,
       value: entry,
-      detail: "compilation failed: ERROR: <input>:1:6: undefined field 'b'\n | self.b > 1\n | .....^"
+      detail: "compilation failed: ERROR: <input>:1:5: undefined field 'b'\n | self.b > 1\n | ....^"
     }])
     const notBool = problems(crd({ a: { type: 'integer' } }, 'self.a'))
     assert.equal(notBool[0].detail, 'cel expression must evaluate to a bool')
@@ -70,7 +70,7 @@ describe('crdRuleProblems: compilation', () => {
       { rule: 'self.a > 1', messageExpression: 'self.nope' }))
     assert.deepEqual(errors.map((e) => [e.field, e.detail?.split('\n')[0]]), [
       [`${SPEC}.x-kubernetes-validations[0].messageExpression`, 'messageExpression must evaluate to a string'],
-      [`${SPEC}.x-kubernetes-validations[1].messageExpression`, "messageExpression compilation failed: ERROR: <input>:1:6: undefined field 'nope'"]
+      [`${SPEC}.x-kubernetes-validations[1].messageExpression`, "messageExpression compilation failed: ERROR: <input>:1:5: undefined field 'nope'"]
     ])
   })
 

@@ -72,7 +72,7 @@ describe('celValidator', () => {
     const errors = v.validate({ o: {}, p: 'ten' })
     assert.deepEqual(errors[0], { type: 'Invalid', field: 'o', value: 'object', detail: 'no such key: a evaluating rule: self.a == "x"' })
     assert.equal(errors[1].field, 'o')
-    assert.match(errors[1].detail ?? '', /^rule compile error: compilation failed: ERROR: <input>:1:6: undefined field 'nope'/)
+    assert.match(errors[1].detail ?? '', /^rule compile error: compilation failed: ERROR: <input>:1:5: undefined field 'nope'/)
     const runtime = validator(obj({ n: { type: 'integer', ...rules('[1][self] == 1', '9223372036854775807 + self > 0', '1 % (self - self) == 0') } }))
     assert.deepEqual(runtime.validate({ n: 3 }).map((e) => e.detail), [
       'index out of bounds: 3 evaluating rule: [1][self] == 1',
