@@ -2,13 +2,13 @@
 // cores: `fastify.inject` into the real app (token authentication, Node,RBAC authorization, the
 // admission chain, the store) on a fresh database. For profiling between commits, next to
 // `npm run bench`, whose figures are what the issue's targets are measured on.
-//   npx tsx bench/inject.ts [create|get|update] [requests] [concurrency]   (DATABASE_URL or the local PostgreSQL)
+//   npx tsx bench/inject.ts [create|create-custom|get|update] [requests] [concurrency]   (DATABASE_URL or the local PostgreSQL)
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { buildApp } from '../server/app.js'
-import { configMapBody } from './payload.js'
+import { BENCH_CRD, configMapBody, customObjectBody } from './payload.js'
 import { commandCpuMs } from './cpu.js'
 import { scratchDatabase } from './scratch-database.js'
 
@@ -27,7 +27,18 @@ await app.inject({ method: 'POST', url: '/api/v1/namespaces', headers, payload: 
 const path = `/api/v1/namespaces/${ns}/configmaps`
 await app.inject({ method: 'POST', url: path, headers, payload: configMapBody('hot', 1024) })
 
+// Custom objects with a schema and two CEL rules (the bench's `custom` workload), once served.
+const customPath = `/apis/${BENCH_CRD.spec.group}/v1/namespaces/${ns}/${BENCH_CRD.spec.names.plural}`
+if (workload === 'create-custom') {
+  await app.inject({ method: 'POST', url: '/apis/apiextensions.svc.io/v1/customresourcedefinitions', headers, payload: JSON.stringify(BENCH_CRD) })
+  for (let tries = 0; (await app.inject({ method: 'GET', url: customPath, headers })).statusCode !== 200; tries++) {
+    if (tries === 100) throw new Error('the bench CRD was never served')
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+}
+
 const request = (i: number): Promise<{ statusCode: number }> => {
+  if (workload === 'create-custom') return app.inject({ method: 'POST', url: customPath, headers, payload: customObjectBody(`w-${i}`, 1024) })
   if (workload === 'get') return app.inject({ method: 'GET', url: `${path}/hot`, headers })
   if (workload === 'update') return app.inject({ method: 'PUT', url: `${path}/hot`, headers, payload: configMapBody('hot', 1024, { n: String(i) }) })
   return app.inject({ method: 'POST', url: path, headers, payload: configMapBody(`c-${i}`, 1024) })

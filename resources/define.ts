@@ -298,7 +298,7 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   convertVersions?: (objects: AnyObject[], apiVersion: string) => Promise<AnyObject[]>
   /**
    * Fills, in place, what a stored object lacks that the kind now defaults (a CRD default added
-   * after the object was written). Applied as objects enter the watch cache, so every read sees it.
+   * after the object was written). Applied as the kind's watch cache fills, so every read sees it.
    */
   defaultOnRead?: (obj: AnyObject) => void
 }

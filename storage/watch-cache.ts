@@ -13,8 +13,9 @@ export interface WatchCacheOptions {
   /** Events kept per cache for watches to resume from. Default 10,000. */
   windowSize?: number
   /**
-   * Rewrites an object's JSON as it enters the cache (a custom kind's defaults filled in objects
-   * stored before they existed); every read from the cache then sees it.
+   * Rewrites the stored objects' JSON as the cache fills (a custom kind's defaults, filled in
+   * objects stored before they existed); every read from the cache then sees it. Objects written
+   * later were written under the current definition and enter as they are.
    */
   transform?: (json: string) => string
 }
@@ -242,7 +243,7 @@ class Cache implements WatchCache {
     for (const e of events) {
       if (e.revision <= this.revision) continue
       const prev = this.objects.get(e.key)
-      const entry = new Entry(e.key, e.revision, this.transform(e.json), this.parse)
+      const entry = new Entry(e.key, e.revision, e.json, this.parse)
       const ce = new Event(e.type, entry, e.type === 'ADDED' ? undefined : prev)
       if (e.type === 'DELETED') {
         if (prev !== undefined) {
@@ -353,8 +354,8 @@ class Cache implements WatchCache {
     this.storage.readLog(w.prefix, w.pos, this.revision).then((events) => {
       for (const e of events) {
         if (w.done) return
-        const prev = e.prevJson === undefined ? undefined : new Entry(e.key, 0, this.transform(e.prevJson), this.parse)
-        const ce = new Event(e.type, new Entry(e.key, e.revision, this.transform(e.json), this.parse), prev)
+        const prev = e.prevJson === undefined ? undefined : new Entry(e.key, 0, e.prevJson, this.parse)
+        const ce = new Event(e.type, new Entry(e.key, e.revision, e.json, this.parse), prev)
         this.emit(w, ce)
       }
       for (const ce of w.held) this.emit(w, ce)

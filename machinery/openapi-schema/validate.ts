@@ -64,10 +64,25 @@ function typeCheck (s: JSONSchemaProps, types: string[], format: string, path: s
   return { errors: [], matchCount: 1 }
 }
 
+/** Code points, as Go's utf8.RuneCountInString counts the lengths the bounds are in. */
+function runeCount (data: string): number {
+  let n = data.length
+  for (let i = 0; i < data.length; i++) {
+    const c = data.charCodeAt(i)
+    // A surrogate pair is one code point in two UTF-16 units.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < data.length) {
+      const next = data.charCodeAt(i + 1)
+      if (next >= 0xdc00 && next <= 0xdfff) { n--; i++ }
+    }
+  }
+  return n
+}
+
 function stringCheck (s: JSONSchemaProps, path: string, data: string): Result {
-  const length = [...data].length
-  if (s.maxLength !== undefined && length > s.maxLength) return fail(m.tooLong(path, s.maxLength, data))
-  if (s.minLength !== undefined && length < s.minLength) return fail(m.tooShort(path, s.minLength, data))
+  // Code points never outnumber UTF-16 units, nor are fewer than half of them: most strings are
+  // settled without counting.
+  if (s.maxLength !== undefined && data.length > s.maxLength && (data.length > 2 * s.maxLength || runeCount(data) > s.maxLength)) return fail(m.tooLong(path, s.maxLength, data))
+  if (s.minLength !== undefined && (data.length < s.minLength || (data.length < 2 * s.minLength && runeCount(data) < s.minLength))) return fail(m.tooShort(path, s.minLength, data))
   if (s.pattern !== undefined && s.pattern !== '') {
     const compiled = compilePattern(s.pattern)
     if (!compiled.ok) return fail(m.failedPattern(path, `${s.pattern}, but pattern is invalid: ${compiled.error}`, data))

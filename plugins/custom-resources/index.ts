@@ -48,15 +48,20 @@ export default fp<CustomResourcesOptions>(async function customResources (fastif
     const converter = webhookConverter({ crdName: crd.metadata.name, webhook: crd.spec.conversion.webhook ?? {}, transport })
     return async (objects, apiVersion) => await converter.convert(objects, apiVersion)
   }
-  const terminating = (name: string) => (): boolean => {
-    const crd = definitions.cachedObject('', name)
-    return crd === undefined || crd.metadata.deletionTimestamp !== undefined
-  }
+  // Which definitions are being deleted, as of the last pass: asked on every create, so it is a
+  // set look-up rather than a parse of the definition.
+  let deleting = new Set<string>()
+  const terminating = (name: string) => (): boolean => deleting.has(name)
 
   /** Serves what the definitions now say: each kind added, replaced or removed as its definition asks. */
   function reconcile (): void {
     const wanted = new Map<string, AnyObject>()
-    for (const crd of definitions!.cachedObjects()) if (servable(crd)) wanted.set(crd.metadata.name, crd)
+    const nowDeleting = new Set<string>()
+    for (const crd of definitions!.cachedObjects()) {
+      if (crd.metadata.deletionTimestamp !== undefined) nowDeleting.add(crd.metadata.name)
+      if (servable(crd)) wanted.set(crd.metadata.name, crd)
+    }
+    deleting = nowDeleting
     for (const [name, s] of serving) {
       const crd = wanted.get(name)
       if (crd !== undefined && servingFingerprint(crd) === s.fingerprint) continue

@@ -2,6 +2,7 @@
 // path and message (kube-openapi's wording through kubeOpenAPIResultToFieldErrors).
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import fc from 'fast-check'
 import { embeddedObjectMetas, validateCustomObject, type JSONSchemaProps } from '../../machinery/openapi-schema/index.js'
 import { fieldErrorText, invalid } from '../../resources/status.js'
 
@@ -154,5 +155,16 @@ describe('openapi-schema validation', () => {
     const schema = spec({ templates: { type: 'array', items: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } } })
     const metas = embeddedObjectMetas(schema, { metadata: { name: 'root' }, spec: { templates: [{ metadata: { name: 'Bad_Name' } }, { kind: 'X' }] } })
     assert.deepEqual(metas, [{ path: 'spec.templates[0].metadata', metadata: { name: 'Bad_Name' } }])
+  })
+})
+
+describe('string length bounds', () => {
+  it('count code points, as Go counts runes, whatever the string', () => {
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.nat(40), fc.nat(40), (value, max, min) => {
+      const runes = [...value].length
+      const errors = validateCustomObject({ type: 'object', properties: { v: { type: 'string', maxLength: max, minLength: min } } }, { v: value }).map(e => e.type)
+      assert.equal(errors.includes('TooLong'), runes > max)
+      if (runes <= max) assert.equal(errors.includes('Invalid'), runes < min)
+    }))
   })
 })
