@@ -41,6 +41,17 @@ describe('custom resources in the generic families', () => {
     await gone(tabs('default', 'owned-by-cm'))
   })
 
+  it('counts custom objects against a quota\'s count/<plural>.<group>', async () => {
+    await create('/api/v1/namespaces', { metadata: { name: 'quota-tabs' } })
+    await create('/api/v1/namespaces/quota-tabs/resourcequotas', { metadata: { name: 'q' }, spec: { hard: { 'count/crontabs.stable.example.com': '1' } } })
+    await eventually('the quota to have a status', async () => (await req('GET', '/api/v1/namespaces/quota-tabs/resourcequotas/q')).json().status?.hard !== undefined)
+    await create(tabs('quota-tabs'), { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'one' }, spec: { cronSpec: '* * * * *' } })
+    const second = await req('POST', tabs('quota-tabs'), { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'two' }, spec: { cronSpec: '* * * * *' } })
+    assert.equal(second.statusCode, 403, second.body)
+    assert.match(second.json().message, /exceeded quota: q, requested: count\/crontabs\.stable\.example\.com=1, used: count\/crontabs\.stable\.example\.com=1, limited: count\/crontabs\.stable\.example\.com=1/)
+    await eventually('the quota to count the object', async () => (await req('GET', '/api/v1/namespaces/quota-tabs/resourcequotas/q')).json().status?.used?.['count/crontabs.stable.example.com'] === '1')
+  })
+
   it('deletes the custom objects of a namespace being deleted', async () => {
     await create('/api/v1/namespaces', { metadata: { name: 'doomed' } })
     await create(tabs('doomed'), { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'inside' }, spec: { cronSpec: '* * * * *' } })
