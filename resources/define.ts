@@ -359,6 +359,8 @@ export interface VersionLifecycle {
   warning?: string
   /** The version's own schema, as OpenAPI publishes it, when it is not the main version's (a CRD version's). */
   schema?: TObject
+  /** The version's own table columns, when they are not the main version's (a CRD version's printer columns). */
+  columns?: Column[]
 }
 
 /** A definition with its defaults filled, as the generic machinery uses it. */

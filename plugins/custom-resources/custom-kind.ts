@@ -152,6 +152,7 @@ export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
     version: v.name,
     introduced: '',
     schema: publishedSchema(v),
+    columns: ((v.additionalPrinterColumns as AnyObject[] | undefined) ?? [AGE_COLUMN]).map(columnOf),
     ...(v.deprecated === true ? { deprecated: '', deprecationWarning: v.deprecationWarning ?? `${group}/${v.name} ${names.kind} is deprecated` } : {})
   }))
   const printerColumns = (storage.additionalPrinterColumns as AnyObject[] | undefined) ?? [AGE_COLUMN]

@@ -69,7 +69,9 @@ export function restCall (request: FastifyRequest, reply: FastifyReply, context:
   // A kind served in another group's form: requests and answers are in that form (`served`),
   // the store sees the stored one.
   const converted = registry.converted(info.apiGroup, info.apiVersion, info.resource)
-  const served = converted?.served ?? r
+  // An older version with table columns of its own (a CRD version's printer columns) shows them.
+  const older = converted === undefined && info.apiVersion !== r.version ? registry.olderVersion(info.apiGroup, info.apiVersion, info.resource) : undefined
+  const served = converted?.served ?? (older?.columns === undefined ? r : { ...r, columns: older.columns })
   if (info.namespace !== '' && !served.namespaced) throw pathNotFound()
   if (info.parts.length > 3) throw pathNotFound()
   const sub = info.subresource
