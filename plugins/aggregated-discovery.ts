@@ -1,15 +1,10 @@
 // Aggregated discovery (apidiscovery.k8s.io v2 and v2beta1): /api and /apis as one
 // APIGroupDiscoveryList each, for clients that ask for it first in their Accept header.
 import type { Resource } from '../resources/define.js'
+import { viewKind } from '../resources/resource-forms.js'
 import { MEDIA_TYPES, upstreamGroup } from '../resources/naming.js'
 
 export type DiscoveryVersion = 'v2' | 'v2beta1'
-
-/** The kind a subresource served as another kind answers (a Scale). */
-export function viewKind (view: { apiVersion: string, kind: string }): { group: string, version: string, kind: string } {
-  const slash = view.apiVersion.lastIndexOf('/')
-  return { group: slash < 0 ? '' : view.apiVersion.slice(0, slash), version: view.apiVersion.slice(slash + 1), kind: view.kind }
-}
 
 /** Clients hard-code the upstream group of the discovery types. */
 const DISCOVERY_GROUP = upstreamGroup('apidiscovery')

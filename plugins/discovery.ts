@@ -10,7 +10,8 @@ import { canonicalGroup, DISCOVERED_ALIASES, GROUP_ALIASES } from '../resources/
 import { sendDocument } from './rest/encode.js'
 import { negotiate } from './rest/negotiation.js'
 import { wantsPretty } from './rest/options.js'
-import { aggregatedMediaType, discoveryList, viewKind, wantedDiscovery } from './aggregated-discovery.js'
+import { aggregatedMediaType, discoveryList, wantedDiscovery } from './aggregated-discovery.js'
+import { viewKind } from '../resources/resource-forms.js'
 
 /**
  * What clients compare to see that a resource's stored form changed (the reference server's

@@ -3,7 +3,7 @@
 // of its group. A request comes through one form; admission webhooks name forms in their rules,
 // and under matchPolicy Equivalent a rule on any form of the kind matches a request through another.
 import type { AdmissionAttributes } from './admission.js'
-import type { AnyObject, ConvertedVersion, Resource } from './define.js'
+import type { AnyObject, ConvertedVersion, Resource, SubresourceView } from './define.js'
 import { upstreamTwin } from './naming.js'
 
 export interface ResourceForm {
@@ -52,4 +52,18 @@ export function fromForm (obj: AnyObject, form: ResourceForm, stored: Resource):
   if (form.conversion === undefined) return { ...obj, apiVersion: stored.apiVersion }
   const { apiVersion: _a, kind: _k, ...fields } = form.conversion.toStored(obj)
   return { apiVersion: stored.apiVersion, kind: stored.kind, ...fields }
+}
+
+/**
+ * The kind a write through a subresource served as another kind is admitted as (a Scale, as the
+ * reference admits `<kind>/scale`): admission sees and may change that object, not the parent.
+ */
+export function admittedView (a: Pick<AdmissionAttributes, 'resource' | 'subresource'>): SubresourceView | undefined {
+  return a.subresource === '' ? undefined : a.resource.subresources[a.subresource]?.view
+}
+
+/** A view's group, version and kind, from its apiVersion. */
+export function viewKind (view: Pick<SubresourceView, 'apiVersion' | 'kind'>): { group: string, version: string, kind: string } {
+  const slash = view.apiVersion.lastIndexOf('/')
+  return { group: slash < 0 ? '' : view.apiVersion.slice(0, slash), version: view.apiVersion.slice(slash + 1), kind: view.kind }
 }

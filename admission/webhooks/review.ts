@@ -2,7 +2,7 @@
 // field of the spec's table (its answer is read in answer.ts).
 import type { AdmissionAttributes } from '../../resources/admission.js'
 import { GROUPS } from '../../resources/naming.js'
-import { requestFormOf, toForm, type ResourceForm } from '../../resources/resource-forms.js'
+import { admittedView, requestFormOf, toForm, viewKind, type ResourceForm } from '../../resources/resource-forms.js'
 import { SUPPORTED_REVIEW_VERSIONS } from '../../resources/webhook-configuration.js'
 
 type AnyObject = Record<string, any>
@@ -25,16 +25,18 @@ function options (a: AdmissionAttributes): AnyObject | null {
 /** `form` is the one the webhook's rules matched: the request's own, or an equivalent one under matchPolicy Equivalent. */
 export function reviewRequest (a: AdmissionAttributes, uid: string, version: string, form: ResourceForm = requestFormOf(a)): AnyObject {
   const requested = requestFormOf(a)
-  const kind = { group: form.group, version: form.version, kind: form.kind }
+  // Through a subresource served as another kind (a Scale) the objects are that kind's, in no form of the parent's.
+  const view = admittedView(a)
+  const kind = view !== undefined ? viewKind(view) : { group: form.group, version: form.version, kind: form.kind }
   const resource = { group: form.group, version: form.version, resource: form.resource }
-  const object = a.object === undefined ? undefined : toForm(a.object, form)
-  const oldObject = a.oldObject === undefined ? undefined : toForm(a.oldObject, form)
+  const object = a.object === undefined || view !== undefined ? a.object : toForm(a.object, form)
+  const oldObject = a.oldObject === undefined || view !== undefined ? a.oldObject : toForm(a.oldObject, form)
   const request: AnyObject = {
     uid,
     kind,
     resource,
     ...(a.subresource === '' ? {} : { subResource: a.subresource }),
-    requestKind: { group: requested.group, version: requested.version, kind: requested.kind },
+    requestKind: view !== undefined ? viewKind(view) : { group: requested.group, version: requested.version, kind: requested.kind },
     requestResource: { group: requested.group, version: requested.version, resource: requested.resource },
     ...(a.subresource === '' ? {} : { requestSubResource: a.subresource }),
     ...(a.name === '' ? {} : { name: a.name }),

@@ -279,10 +279,14 @@ export class GenericStore extends StoreReads implements ResourceStore {
     const sub = opts.subresource
     this.checkSchema(incoming, opts.fieldValidation, caller, name)
     const ctx = this.context(namespace, caller, opts.dryRun, name)
-    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'UPDATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: incoming, oldObject: old })
+    // Through a subresource served as another kind (a Scale), admission sees and changes that kind.
+    const view = sub === '' ? undefined : this.resource.subresources[sub]!.view
+    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'UPDATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: view === undefined ? incoming : view.toView(incoming), oldObject: view === undefined ? old : view.toView(old) })
     dedupOwnerReferences(incoming, caller.warnings, false)
     await this.admission.mutate(attrs)
-    const obj = attrs.object = keepUnowned(this.resource, incoming, old, sub)
+    if (view !== undefined) incoming = view.fromView(attrs.object!, incoming)
+    const obj = keepUnowned(this.resource, incoming, old, sub)
+    attrs.object = view === undefined ? obj : view.toView(obj)
     dedupOwnerReferences(obj, caller.warnings, true)
     settleUpdatedMetadata(this.resource, obj, old, namespace, this.gr)
     if (sub === '') this.resource.strategy.prepareForUpdate?.(obj, old, ctx)

@@ -1,10 +1,11 @@
 // Custom objects join what every kind takes part in: the garbage collector follows their owner
 // references both ways, and a namespace being deleted takes its custom objects with it.
-import { describe, it } from 'node:test'
+import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { suiteApp } from '../resources/suite.js'
 import { cronTabs } from './fixtures.js'
+import { patchOf, startAdmissionWebhook } from '../helpers/admission-webhook.js'
 
 type Obj = Record<string, any>
 const crdUrl = '/apis/apiextensions.svc.io/v1/customresourcedefinitions'
@@ -18,8 +19,11 @@ async function eventually (what: string, check: () => Promise<boolean>, ms = 150
 
 const ref = (o: Obj) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metadata.name, uid: o.metadata.uid })
 
+const cleanups: Array<() => unknown> = []
+
 describe('custom resources in the generic families', () => {
   const app = suiteApp()
+  after(async () => { for (const fn of cleanups) await fn() })
   const req = async (method: string, url: string, payload?: unknown) => await app().request({ method: method as 'GET', url, payload: payload as Obj })
   const create = async (url: string, body: Obj): Promise<Obj> => {
     const res = await req('POST', url, body)
@@ -50,6 +54,37 @@ describe('custom resources in the generic families', () => {
     assert.equal(second.statusCode, 403, second.body)
     assert.match(second.json().message, /exceeded quota: q, requested: count\/crontabs\.stable\.example\.com=1, used: count\/crontabs\.stable\.example\.com=1, limited: count\/crontabs\.stable\.example\.com=1/)
     await eventually('the quota to count the object', async () => (await req('GET', '/api/v1/namespaces/quota-tabs/resourcequotas/q')).json().status?.used?.['count/crontabs.stable.example.com'] === '1')
+  })
+
+  it('admits a write to /scale as an autoscaling/v1 Scale, which a mutating webhook may change', async () => {
+    const hook = await startAdmissionWebhook({ after: fn => { cleanups.push(fn) } })
+    const reviews: Obj[] = []
+    hook.handle('/scale', (review) => {
+      reviews.push(review.request)
+      return patchOf([{ op: 'replace', path: '/spec/replicas', value: 6 }])
+    })
+    await create('/apis/admissionregistration.svc.io/v1/mutatingwebhookconfigurations', {
+      metadata: { name: 'even-scale' },
+      webhooks: [{
+        name: 'even.scale.example.com',
+        clientConfig: { url: `${hook.base}/scale`, caBundle: hook.caBundle },
+        rules: [{ operations: ['UPDATE'], apiGroups: ['stable.example.com'], apiVersions: ['v1'], resources: ['crontabs/scale'] }],
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1']
+      }]
+    })
+    await create(tabs('default'), { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'scaled' }, spec: { cronSpec: '* * * * *', replicas: 1 } })
+    const res = await app().request({ method: 'PATCH', url: `${tabs('default', 'scaled')}/scale`, payload: { spec: { replicas: 5 } }, headers: { 'content-type': 'application/merge-patch+json' } })
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().spec.replicas, 6)
+    assert.equal((await req('GET', tabs('default', 'scaled'))).json().spec.replicas, 6)
+    const seen = reviews.at(-1)!
+    assert.deepEqual(seen.kind, { group: 'autoscaling', version: 'v1', kind: 'Scale' })
+    assert.deepEqual(seen.resource, { group: 'stable.example.com', version: 'v1', resource: 'crontabs' })
+    assert.equal(seen.subResource, 'scale')
+    assert.equal(seen.object.kind, 'Scale')
+    assert.equal(seen.object.spec.replicas, 5)
+    assert.equal(seen.oldObject.spec.replicas, 1)
   })
 
   it('deletes the custom objects of a namespace being deleted', async () => {
