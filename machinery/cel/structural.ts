@@ -2,16 +2,10 @@
 // CEL model works on, and its x-kubernetes-validations entries read into rules. Both are total:
 // whatever shape the JSON has, the walkers below see only well-typed keywords.
 import type { StructuralSchema } from './schema.js'
+import type { ValidationRule } from '../openapi-schema/types.js'
 
 /** One x-kubernetes-validations entry as written, every field checked for its JSON type. */
-export interface RuleEntry {
-  rule: string
-  message?: string
-  messageExpression?: string
-  reason?: string
-  fieldPath?: string
-  optionalOldSelf?: boolean
-}
+export type RuleEntry = ValidationRule
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const str = (v: unknown): string | undefined => typeof v === 'string' ? v : undefined
