@@ -14,6 +14,11 @@ export interface ResourceForm {
   kind: string
   /** How the stored object reads in this form, when it is another group's form (not just another name or version). */
   conversion?: Pick<ConvertedVersion, 'fromStored' | 'toStored'>
+  /**
+   * The form is a version the kind converts out of process (a CRD's conversion webhook): the
+   * object admission holds, in the stored version, is shown in it through `convertVersions`.
+   */
+  outOfProcess?: true
 }
 
 const apiVersionOf = (f: ResourceForm): string => f.group === '' ? f.version : `${f.group}/${f.version}`
@@ -25,9 +30,10 @@ export function formsOf (r: Resource): ResourceForm[] {
     const twin = upstreamTwin(group)
     return twin === group ? [form] : [form, { ...form, group: twin }]
   }
+  const older = (r.olderVersions ?? []).flatMap(v => own(r.group, v.version, r.kind))
   return [
     ...own(r.group, r.version, r.kind),
-    ...(r.olderVersions ?? []).flatMap(v => own(r.group, v.version, r.kind)),
+    ...(r.convertVersions === undefined ? older : older.map(f => ({ ...f, outOfProcess: true as const }))),
     ...(r.servedAs ?? []).flatMap(c => own(c.group, c.version, c.kind, c))
   ]
 }
@@ -37,6 +43,23 @@ export function requestFormOf (a: Pick<AdmissionAttributes, 'resource' | 'reques
   const forms = formsOf(a.resource)
   const asked = a.requestedAs
   return (asked === undefined ? undefined : forms.find(f => f.group === asked.group && f.version === asked.version)) ?? forms[0]!
+}
+
+/**
+ * The objects of a request in a form the kind converts out of process (a CRD's conversion
+ * webhook): converted together, in order; undefined stays undefined.
+ */
+export async function inOutOfProcessForm (r: Resource, form: ResourceForm, objects: Array<AnyObject | undefined>): Promise<Array<AnyObject | undefined>> {
+  const present = objects.filter((o): o is AnyObject => o !== undefined && o !== null)
+  const converted = present.length === 0 ? [] : await r.convertVersions!(present, apiVersionOf(form))
+  let next = 0
+  return objects.map(o => o === undefined || o === null ? o : converted[next++])
+}
+
+/** The object of a form converted out of process, back into the stored kind. */
+export async function fromOutOfProcessForm (r: Resource, obj: AnyObject): Promise<AnyObject> {
+  const [stored] = await r.convertVersions!([obj], r.apiVersion)
+  return stored!
 }
 
 /** A stored object as the form reads it. */

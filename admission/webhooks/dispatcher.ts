@@ -8,8 +8,8 @@ import type { CachedObject } from '../../storage/interface.js'
 import { ApiError, badRequest, internalError, type StatusReason } from '../../resources/status.js'
 import { ADMISSION_WEBHOOK, GROUPS } from '../../resources/naming.js'
 import { exempt, namespaceSelectorMatches, objectSelectorMatches, rulesMatch } from './matching.js'
-import { reviewRequest, reviewVersion } from './review.js'
-import type { ResourceForm } from '../../resources/resource-forms.js'
+import { reviewRequest, reviewVersion, type Shown } from './review.js'
+import { admittedView, inOutOfProcessForm, type ResourceForm } from '../../resources/resource-forms.js'
 import { CallError, reviewResponse, type DenialStatus, type ReviewResponse } from './answer.js'
 import { addWarnings } from './warnings.js'
 import { rejectionObserver } from './metrics.js'
@@ -28,7 +28,12 @@ export interface Hook {
 
 export type HookType = 'admit' | 'validating'
 
-export interface Answer { response: ReviewResponse, operations?: AnyObject[] }
+export interface Answer {
+  response: ReviewResponse
+  operations?: AnyObject[]
+  /** The object as the webhook was sent it, when it was converted out of process for it: its patch applies to that. */
+  shown?: AnyObject
+}
 
 /** A webhook a request reaches, and the form it is sent in (an equivalent one under matchPolicy Equivalent). */
 export interface Match { hook: Hook, form: ResourceForm }
@@ -138,8 +143,14 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
         throw internalError(message)
       }
       const version = reviewVersion(w) ?? 'v1'
+      // In a version the kind converts by its own webhook, the objects are converted for this call.
+      let shown: Shown | undefined
+      if (form.outOfProcess === true && admittedView(a) === undefined) {
+        const [object, oldObject] = await inOutOfProcessForm(a.resource, form, [a.object, a.oldObject])
+        shown = { object, oldObject }
+      }
       // A uid of its own for every call, as the reference server gives.
-      const review = reviewRequest(a, randomUUID(), version, form)
+      const review = reviewRequest(a, randomUUID(), version, form, shown)
       let body: unknown
       try {
         body = await transport.post(w.clientConfig, review, w.timeoutSeconds ?? 10)
@@ -171,7 +182,7 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
       if (operations.length === 0) return { response }
       if (a.object === undefined) throw dispatcher.internalFailure(hook, a, `admission webhook "${name}" attempted to modify the object, which is not supported for this operation`)
       if (response.patchType !== 'JSONPatch') return callFailed(new CallError(`unsupported patch type "${response.patchType}"`))
-      return { response, operations }
+      return { response, operations, ...(shown?.object === undefined ? {} : { shown: shown.object }) }
     },
 
     internalFailure (hook, a, message) {

@@ -10,7 +10,7 @@ import type { AnyObject } from '../../resources/define.js'
 import { ADMISSION_WEBHOOK } from '../../resources/naming.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'
 import { createDispatcher, type Dispatcher, type Match } from './dispatcher.js'
-import { admittedView, fromForm, toForm } from '../../resources/resource-forms.js'
+import { admittedView, fromForm, fromOutOfProcessForm, toForm } from '../../resources/resource-forms.js'
 import { applyWebhookPatch, PatchError } from './json-patch.js'
 
 const PLUGIN = 'MutatingAdmissionWebhook'
@@ -48,7 +48,7 @@ function graft (target: AnyObject, source: AnyObject): void {
 }
 
 /** Applies one webhook's patch to the object; whether it changed. A patch that cannot be applied is a 500 whatever the policy. */
-function applyOperations (d: Dispatcher, { hook, form }: Match, a: AdmissionAttributes, operations: AnyObject[]): boolean {
+async function applyOperations (d: Dispatcher, { hook, form }: Match, a: AdmissionAttributes, operations: AnyObject[], shown: AnyObject | undefined): Promise<boolean> {
   const name = String(hook.webhook.name)
   const view = admittedView(a)
   let patched: AnyObject
@@ -57,7 +57,9 @@ function applyOperations (d: Dispatcher, { hook, form }: Match, a: AdmissionAttr
     // Through a subresource served as another kind (a Scale) the object is that kind's: patched as it is.
     patched = view !== undefined
       ? applyWebhookPatch(structuredClone(a.object!), operations)
-      : fromForm(applyWebhookPatch(structuredClone(toForm(a.object!, form)), operations), form, a.resource)
+      : shown !== undefined
+        ? await fromOutOfProcessForm(a.resource, applyWebhookPatch(structuredClone(shown), operations))
+        : fromForm(applyWebhookPatch(structuredClone(toForm(a.object!, form)), operations), form, a.resource)
   } catch (err) {
     if (!(err instanceof PatchError)) throw err
     throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${err.message}`)
@@ -84,7 +86,7 @@ async function callAndApply (d: Dispatcher, match: Match, a: AdmissionAttributes
   try {
     const answer = await d.call(match, a, round, index)
     if (answer?.operations === undefined) return false
-    changed = applyOperations(d, match, a, answer.operations)
+    changed = await applyOperations(d, match, a, answer.operations, answer.shown)
     // In the reference's field order (PatchAuditAnnotation).
     a.auditAnnotations[`${ADMISSION_WEBHOOK.patchAnnotationPrefix}${id}`] = JSON.stringify({
       configuration: hook.configuration, webhook: hook.webhook.name, patch: answer.operations, patchType: 'JSONPatch'

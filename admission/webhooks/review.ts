@@ -22,15 +22,18 @@ function options (a: AdmissionAttributes): AnyObject | null {
   return o
 }
 
+/** The request's objects already in the webhook's form (converted out of process, by a CRD's conversion webhook). */
+export interface Shown { object: AnyObject | undefined, oldObject: AnyObject | undefined }
+
 /** `form` is the one the webhook's rules matched: the request's own, or an equivalent one under matchPolicy Equivalent. */
-export function reviewRequest (a: AdmissionAttributes, uid: string, version: string, form: ResourceForm = requestFormOf(a)): AnyObject {
+export function reviewRequest (a: AdmissionAttributes, uid: string, version: string, form: ResourceForm = requestFormOf(a), shown?: Shown): AnyObject {
   const requested = requestFormOf(a)
   // Through a subresource served as another kind (a Scale) the objects are that kind's, in no form of the parent's.
   const view = admittedView(a)
   const kind = view !== undefined ? viewKind(view) : { group: form.group, version: form.version, kind: form.kind }
   const resource = { group: form.group, version: form.version, resource: form.resource }
-  const object = a.object === undefined || view !== undefined ? a.object : toForm(a.object, form)
-  const oldObject = a.oldObject === undefined || view !== undefined ? a.oldObject : toForm(a.oldObject, form)
+  const object = shown !== undefined ? shown.object : a.object === undefined || view !== undefined ? a.object : toForm(a.object, form)
+  const oldObject = shown !== undefined ? shown.oldObject : a.oldObject === undefined || view !== undefined ? a.oldObject : toForm(a.oldObject, form)
   const request: AnyObject = {
     uid,
     kind,

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { suiteApp } from '../resources/suite.js'
 import { converting, startConversionWebhook, type ConversionWebhookServer } from '../helpers/conversion-webhook.js'
+import { patchOf, startAdmissionWebhook } from '../helpers/admission-webhook.js'
 
 type Obj = Record<string, any>
 const crdUrl = '/apis/apiextensions.svc.io/v1/customresourcedefinitions'
@@ -96,6 +97,39 @@ describe('custom resources with a conversion webhook', () => {
     }
     assert.deepEqual(Object.keys(await spec('v1')).sort(), ['color', 'replicas'])
     assert.deepEqual(Object.keys(await spec('v2')).sort(), ['color', 'size'])
+  })
+
+  it('sends admission webhooks whose rules name v2 the objects converted to v2, and converts their patch back', async () => {
+    const admission = await startAdmissionWebhook({ after: fn => { cleanups.push(fn) } })
+    const reviews: Obj[] = []
+    admission.handle('/boxes', (review) => {
+      reviews.push(review.request)
+      return patchOf([{ op: 'add', path: '/spec/color', value: 'blue' }, { op: 'replace', path: '/spec/size', value: review.request.object.spec.size * 2 }])
+    })
+    const config = await req('POST', '/apis/admissionregistration.svc.io/v1/mutatingwebhookconfigurations', {
+      metadata: { name: 'double-boxes' },
+      webhooks: [{
+        name: 'double.boxes.example.com',
+        clientConfig: { url: `${admission.base}/boxes`, caBundle: admission.caBundle },
+        rules: [{ operations: ['CREATE'], apiGroups: ['shapes.example.com'], apiVersions: ['v2'], resources: ['boxes'] }],
+        matchPolicy: 'Exact',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1']
+      }]
+    })
+    assert.equal(config.statusCode, 201, config.body)
+    try {
+      const created = await req('POST', v2, { apiVersion: 'shapes.example.com/v2', kind: 'Box', metadata: { name: 'admitted' }, spec: { size: 5 } })
+      assert.equal(created.statusCode, 201, created.body)
+      assert.deepEqual(created.json().spec, { size: 10, color: 'blue' })
+      const seen = reviews.at(-1)!
+      assert.deepEqual(seen.kind, { group: 'shapes.example.com', version: 'v2', kind: 'Box' })
+      assert.equal(seen.object.apiVersion, 'shapes.example.com/v2')
+      assert.deepEqual(seen.object.spec, { size: 5 })
+      assert.deepEqual((await req('GET', `${v1}/admitted`)).json().spec, { replicas: 10, color: 'blue' })
+    } finally {
+      await req('DELETE', '/apis/admissionregistration.svc.io/v1/mutatingwebhookconfigurations/double-boxes')
+    }
   })
 
   it('answers 500 with the reference message when the webhook fails', async () => {
