@@ -34,6 +34,6 @@ export async function watch (call: RestCall): Promise<unknown> {
   const o = storedListOptions(call, parseListOptions(call.query, false, call.context.registry.features.enabled('WatchList')))
   const alias = call.alias
   const convertAll = convertsOutOfProcess(call) ? async (jsons: readonly string[]) => await inPathVersion(call, jsons) : undefined
-  await serveWatch(call.store, call.namespace, o, call.enc.repr, call.request, call.reply, call.context.watch, alias === undefined ? undefined : { apiVersion: alias, rewrite: json => answerJson(call, json), convertAll })
+  await serveWatch(call.store, call.namespace, o, call.enc.repr, call.request, call.reply, call.context.watch, alias === undefined ? undefined : { apiVersion: alias, served: call.served, rewrite: json => answerJson(call, json), convertAll })
   return call.reply
 }

@@ -2,7 +2,7 @@
 import { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { AnyObject } from '../../resources/define.js'
+import type { AnyObject, Resource } from '../../resources/define.js'
 import { StorageError, type CacheEvent, type CachedObject } from '../../storage/interface.js'
 import { ApiError, expired, internalError } from '../../resources/status.js'
 import type { GenericStore } from './store.js'
@@ -111,6 +111,8 @@ function framedOf (chunk: string | Buffer): Buffer {
  */
 export interface ServedAs {
   apiVersion: string
+  /** The kind as the path serves it, when its Table columns are not the stored kind's (a CRD version's). */
+  served?: Resource
   rewrite: (json: string) => string
   convertAll?: (jsons: readonly string[]) => Promise<string[]>
 }
@@ -144,7 +146,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
   const encode = (type: string, json: string): string | Buffer => {
     if (repr.as === 'protobuf') return request.server.protobuf.watchFrame(type, JSON.parse(json) as AnyObject)
     if (repr.as === 'Table') {
-      const t = table(r, [JSON.parse(json) as AnyObject], { resourceVersion: (JSON.parse(json) as AnyObject).metadata?.resourceVersion ?? '' }, 'Metadata', repr.apiVersion, !columnsSent)
+      const t = table(servedAs?.served ?? r, [JSON.parse(json) as AnyObject], { resourceVersion: (JSON.parse(json) as AnyObject).metadata?.resourceVersion ?? '' }, 'Metadata', repr.apiVersion, !columnsSent)
       columnsSent = true
       return `{"type":"${type}","object":${JSON.stringify(t)}}\n`
     }

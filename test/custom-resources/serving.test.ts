@@ -164,6 +164,9 @@ describe('custom resources', () => {
     // Each version's own printer columns: v1beta1 has none, so Name and Age.
     const table = (await req('GET', '/apis/stable.example.com/v1beta1/namespaces/default/crontabs', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).json()
     assert.deepEqual(table.columnDefinitions.map((c: Obj) => c.name), ['Name', 'Age'])
+    const watched = await req('GET', '/apis/stable.example.com/v1beta1/namespaces/default/crontabs?watch=1&timeoutSeconds=1', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })
+    const first = JSON.parse(watched.body.split('\n')[0]!)
+    assert.deepEqual(first.object.columnDefinitions.map((c: Obj) => c.name), ['Name', 'Age'])
   })
 
   it('publishes the schema in OpenAPI v3', async () => {
