@@ -22,7 +22,7 @@ const ref = (o: Obj) => ({ apiVersion: o.apiVersion, kind: o.kind, name: o.metad
 const cleanups: Array<() => unknown> = []
 
 describe('custom resources in the generic families', () => {
-  const app = suiteApp()
+  const app = suiteApp({ authorizationModes: ['Node', 'RBAC'] })
   after(async () => { for (const fn of cleanups) await fn() })
   const req = async (method: string, url: string, payload?: unknown) => await app().request({ method: method as 'GET', url, payload: payload as Obj })
   const create = async (url: string, body: Obj): Promise<Obj> => {
@@ -85,6 +85,18 @@ describe('custom resources in the generic families', () => {
     assert.equal(seen.object.kind, 'Scale')
     assert.equal(seen.object.spec.replicas, 5)
     assert.equal(seen.oldObject.spec.replicas, 1)
+  })
+
+  it('authorizes custom resources by RBAC rules on their group and plural', async () => {
+    await create('/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles', { metadata: { name: 'tab-reader' }, rules: [{ apiGroups: ['stable.example.com'], resources: ['crontabs'], verbs: ['get', 'list'] }] })
+    await create('/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings', { metadata: { name: 'alice-reads-tabs' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'tab-reader' }, subjects: [{ kind: 'User', name: 'alice', apiGroup: 'rbac.authorization.k8s.io' }] })
+    const as = { 'impersonate-user': 'alice' }
+    await eventually('alice may list', async () => (await app().request({ method: 'GET', url: tabs('default'), headers: as })).statusCode === 200)
+    const elsewhere = await app().request({ method: 'GET', url: tabs('kube-public'), headers: as })
+    assert.equal(elsewhere.statusCode, 403)
+    assert.equal(elsewhere.json().message, 'crontabs.stable.example.com is forbidden: User "alice" cannot list resource "crontabs" in API group "stable.example.com" in the namespace "kube-public"')
+    const write = await app().request({ method: 'POST', url: tabs('default'), headers: as, payload: { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'x' }, spec: { cronSpec: '* * * * *' } } })
+    assert.equal(write.statusCode, 403)
   })
 
   it('deletes the custom objects of a namespace being deleted', async () => {
