@@ -211,6 +211,37 @@ for (const version of ['1.27', '1.33']) {
       assert.match(gone.stderr, /Error from server \(NotFound\): servicemonitors\.monitoring\.coreos\.com "web" not found/)
     })
 
+    it('scales an instance of a kind with a scale subresource', async () => {
+      await kubectl.ok(['apply', '-f', '-'], JSON.stringify({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: 'workers.jobs.example.com' },
+        spec: {
+          group: 'jobs.example.com',
+          scope: 'Namespaced',
+          names: { plural: 'workers', singular: 'worker', kind: 'Worker' },
+          versions: [{
+            name: 'v1',
+            served: true,
+            storage: true,
+            schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer', minimum: 0 } } }, status: { type: 'object', properties: { replicas: { type: 'integer' }, selector: { type: 'string' } } } } } },
+            subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+            additionalPrinterColumns: [{ name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas' }]
+          }]
+        }
+      }))
+      await kubectl.ok(['wait', '--for', 'condition=established', '--timeout', '30s', 'crd/workers.jobs.example.com'])
+      await eventually(async () => { await kubectl.ok(['get', 'workers']) })
+      await kubectl.ok(['create', '-f', '-'], JSON.stringify({ apiVersion: 'jobs.example.com/v1', kind: 'Worker', metadata: { name: 'w1', namespace: 'default' }, spec: { replicas: 1 } }))
+      assert.match(await kubectl.ok(['scale', 'worker', 'w1', '--replicas', '4']), /worker\.jobs\.example\.com\/w1 scaled/)
+      assert.equal(await kubectl.ok(['get', 'worker', 'w1', '-o', 'jsonpath={.spec.replicas}']), '4')
+      // With a precondition on the current replicas, as `kubectl scale --current-replicas` sends it.
+      const stale = await kubectl.run(['scale', 'worker', 'w1', '--current-replicas', '2', '--replicas', '5'])
+      assert.notEqual(stale.code, 0)
+      assert.match(stale.stderr, /Expected replicas to be 2, was 4/)
+      await kubectl.ok(['delete', 'crd', 'workers.jobs.example.com', '--timeout', '30s'])
+    })
+
     it('deletes the definition: the kind leaves discovery', async () => {
       assert.match(await kubectl.ok(['delete', 'crd', CRD, '--timeout', '30s']), /servicemonitors\.monitoring\.coreos\.com" deleted/)
       assert.equal(await kubectl.ok(['api-resources', '--api-group', 'monitoring.coreos.com', '--no-headers']), '')
