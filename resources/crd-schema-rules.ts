@@ -2,6 +2,7 @@
 // reference's OpenAPI v3 subset (validation.go's specStandardValidatorV3) and its structural
 // invariants (apiserver/schema/validation.go), with its field paths and messages. Value
 // validation against the schema (defaults included) is the schema library's, not this file's.
+import { RE2JS } from 're2js'
 import type { FieldError } from './status.js'
 
 type Schema = Record<string, any>
@@ -194,7 +195,8 @@ function valueValidation (v: Schema, skipAnyOf: boolean, skipFirstAllOfAnyOf: bo
   if (Array.isArray(v.oneOf)) v.oneOf.forEach((n: Schema, i: number) => errors.push(...nestedValueValidation(n, false, `${path}.oneOf[${i}]`)))
   errors.push(...nestedValueValidation(v.not, false, `${path}.not`))
   if (typeof v.pattern === 'string' && v.pattern !== '') {
-    try { new RegExp(v.pattern, 'u') } catch (err) {
+    // Go's regexp syntax (RE2: `(?i)` flags, no lookaround), as the reference compiles patterns.
+    try { RE2JS.compile(v.pattern) } catch (err) {
       errors.push({ type: 'Invalid', field: `${path}.pattern`, value: v.pattern, detail: `must be a valid regular expression, but isn't: ${(err as Error).message}` })
     }
   }

@@ -60,6 +60,8 @@ const cases: Case[] = [
   { name: 'array items without type', edit: c => { root(c).properties.tags = { type: 'array', items: {} } }, want: `${S}.properties[tags].items.type: Required value: must not be empty for specified array items` },
   { name: 'an array without items', edit: c => { root(c).properties.tags = { type: 'array' } }, want: `${S}.properties[tags].items: Required value: must be specified` },
   { name: 'a root that is not an object', edit: c => { root(c).type = 'string' }, want: `${S}.type: Invalid value: "string": must be object at the root` },
+  { name: 'a pattern in Go\'s syntax (inline flags)', edit: c => { root(c).properties.spec.properties.size = { type: 'string', pattern: '^(?i)small|large$' } } },
+  { name: 'a pattern that does not compile', edit: c => { root(c).properties.spec.properties.size = { type: 'string', pattern: 'a(' } }, want: `${S}.properties[spec].properties[size].pattern: Invalid value: "a(": must be a valid regular expression, but isn't: error parsing regexp: missing closing ): \`a(\`` },
   { name: 'an untyped field preserving unknown fields', edit: c => { root(c).properties.raw = { 'x-kubernetes-preserve-unknown-fields': true } } },
   { name: 'an int-or-string field', edit: c => { root(c).properties.port = { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] } } },
   { name: 'x-kubernetes-preserve-unknown-fields false', edit: c => { root(c).properties.spec['x-kubernetes-preserve-unknown-fields'] = false }, want: `${S}.properties[spec].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined` },
