@@ -7,7 +7,8 @@ import { defineResource, STATUS_ONLY_METADATA, statusSubresource, type AnyObject
 import { ObjectMeta } from '../../resources/meta.js'
 import { ApiError, type FieldError } from '../../resources/status.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'
-import { applyDefaults, prune, validateCustomObject, type JSONSchemaProps } from '../../machinery/openapi-schema/index.js'
+import { applyDefaults, embeddedObjectMetas, prune, validateCustomObject, type JSONSchemaProps } from '../../machinery/openapi-schema/index.js'
+import { validateAnnotations, validateLabels } from '../../resources/validation.js'
 import { findAll, findFirst, parseJsonPath } from '../../machinery/json-path.js'
 import { compareKubeVersions } from './version-priority.js'
 import { printerCell } from './printer-columns.js'
@@ -145,7 +146,14 @@ export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
     schemas.get(typeof apiVersion === 'string' && versions.has(apiVersion.split('/').pop()!) ? apiVersion.split('/').pop()! : storage.name)
   const validate = (obj: AnyObject, ctx: RequestContext): FieldError[] => {
     const schema = schemas.get(versionOf(ctx))
-    return schema === undefined ? [] : validateCustomObject(schema, obj)
+    if (schema === undefined) return []
+    // Embedded resources' metadata is an ObjectMeta: its labels and annotations are held to the
+    // same rules as every object's (their names are their own kind's business).
+    const embedded = embeddedObjectMetas(schema, obj).flatMap(({ path, metadata }) => [
+      ...validateLabels(metadata.labels as Record<string, string> | undefined ?? undefined, `${path}.labels`),
+      ...validateAnnotations(metadata.annotations as Record<string, string> | undefined ?? undefined, `${path}.annotations`)
+    ])
+    return [...validateCustomObject(schema, obj), ...embedded]
   }
 
   const olderVersions: VersionLifecycle[] = servedVersions(crd).filter(v => v.name !== storage.name).map(v => ({

@@ -180,6 +180,26 @@ describe('custom resources', () => {
     assert.deepEqual(spec.properties.color.enum, ['red', 'blue'])
   })
 
+  it('holds an embedded resource\'s metadata to the ObjectMeta rules', async () => {
+    const crd = {
+      metadata: { name: 'templates.stable.example.com' },
+      spec: {
+        group: 'stable.example.com',
+        scope: 'Cluster',
+        names: { plural: 'templates', kind: 'Template' },
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true } } } } } } }]
+      }
+    }
+    assert.equal((await req('POST', crdUrl, crd)).statusCode, 201)
+    const url = '/apis/stable.example.com/v1/templates'
+    await served(url)
+    const embedded = (labels: Obj): Obj => ({ apiVersion: 'stable.example.com/v1', kind: 'Template', metadata: { name: 't' }, spec: { template: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { labels } } } })
+    const bad = await req('POST', url, embedded({ 'bad key!': 'x' }))
+    assert.equal(bad.statusCode, 422, bad.body)
+    assert.equal(bad.json().details.causes[0].field, 'spec.template.metadata.labels')
+    assert.equal((await req('POST', url, embedded({ app: 'web' }))).statusCode, 201)
+  })
+
   it('fills on read a default added after an object was stored', async () => {
     const gadgets = (withDefault: boolean): Obj => ({
       metadata: { name: 'gadgets.stable.example.com' },
@@ -219,7 +239,7 @@ describe('custom resources', () => {
     }
     assert.equal((await req('GET', base)).statusCode, 404)
     const left = (await req('GET', '/apis/stable.example.com/v1')).json()
-    assert.deepEqual(left.resources.map((r: Obj) => r.name), ['gadgets'])
+    assert.deepEqual(left.resources.map((r: Obj) => r.name).sort(), ['gadgets', 'templates'])
     assert.equal((await req('POST', crdUrl, cronTabs())).statusCode, 201)
     await served()
     assert.deepEqual((await req('GET', base)).json().items, [])
