@@ -290,6 +290,8 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   strategicMerge?: boolean
   /** The columns are the whole table after Name: no Age column is added (a CRD's printer columns). */
   completeColumns?: boolean
+  /** Whether `version` itself is served; false when only its olderVersions are (a CRD's storage version with served false). Default true. */
+  versionServed?: boolean
   /**
    * Converts objects between the kind's versions out of process (a CRD's conversion webhook):
    * each object, in any of its versions, into `apiVersion`; throws ApiError when it cannot.

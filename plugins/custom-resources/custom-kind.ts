@@ -179,6 +179,7 @@ export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
     scope: crd.spec.scope === 'Namespaced' ? 'Namespaced' : 'Cluster',
     schema: publishedSchema(storage),
     generation: true,
+    ...(storage.served === true ? {} : { versionServed: false }),
     subresources,
     olderVersions,
     columns: printerColumns.map(columnOf),

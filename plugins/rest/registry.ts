@@ -78,7 +78,7 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
       stores.push(store)
       pathsOf.set(store, [])
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
-      if (isServed(resource.group, resource.version, resource.plural)) {
+      if (resource.versionServed !== false && isServed(resource.group, resource.version, resource.plural)) {
         serve(store, pathOf(resource.group, resource.version, resource.plural), store.resource)
       }
       // Older versions: the same store, the objects' apiVersion rewritten on the way in and out.

@@ -245,3 +245,21 @@ describe('custom resources', () => {
     assert.deepEqual((await req('GET', base)).json().items, [])
   })
 })
+
+describe('custom resources whose storage version is not served', () => {
+  const app = suiteApp()
+  it('serves the other versions only, over objects stored in the storage version', async () => {
+    const req = async (method: string, url: string, payload?: unknown) => await app().request({ method: method as 'GET', url, payload: payload as Obj })
+    const schema = { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { size: { type: 'integer' } } } } } }
+    const res = await req('POST', '/apis/apiextensions.svc.io/v1/customresourcedefinitions', {
+      metadata: { name: 'crates.stable.example.com' },
+      spec: { group: 'stable.example.com', scope: 'Cluster', names: { plural: 'crates', kind: 'Crate' }, versions: [{ name: 'v1', served: true, storage: false, schema }, { name: 'v1beta1', served: false, storage: true, schema }] }
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    for (const end = Date.now() + 8000; Date.now() < end; await sleep(50)) if ((await req('GET', '/apis/stable.example.com/v1/crates')).statusCode === 200) break
+    assert.equal((await req('POST', '/apis/stable.example.com/v1/crates', { apiVersion: 'stable.example.com/v1', kind: 'Crate', metadata: { name: 'c' }, spec: { size: 1 } })).statusCode, 201)
+    assert.equal((await req('GET', '/apis/stable.example.com/v1beta1/crates')).statusCode, 404)
+    const group = (await req('GET', '/apis/stable.example.com')).json()
+    assert.deepEqual(group.versions.map((v: Obj) => v.version), ['v1'])
+  })
+})
