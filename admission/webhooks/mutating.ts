@@ -65,7 +65,9 @@ async function applyOperations (d: Dispatcher, { hook, form }: Match, a: Admissi
     throw d.internalFailure(hook, a, `JSON patch of webhook "${name}" could not be applied: ${err.message}`)
   }
   // A view is checked when it is written back into its parent (the store refuses a bad one with 422).
-  const check = view !== undefined ? { errors: [] } : checkAgainstSchema(a.resource.schema, patched, true)
+  // The kind's own body check when it has one (a custom resource's: defaults, then what its
+  // schema does not declare pruned), as its bodies are checked on the way in.
+  const check = view !== undefined ? { errors: [] } : a.resource.checkBody?.(patched, true) ?? checkAgainstSchema(a.resource.schema, patched, true)
   if (check.errors.length > 0) {
     const first = check.errors[0]!
     throw d.internalFailure(hook, a, `the object webhook "${name}" returned is not a valid ${a.resource.kind}: ${first.field}: ${first.detail ?? first.type}`)

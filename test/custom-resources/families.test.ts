@@ -99,6 +99,29 @@ describe('custom resources in the generic families', () => {
     assert.equal(write.statusCode, 403)
   })
 
+  it('prunes what a mutating webhook adds that the schema does not declare, and keeps what it declares', async () => {
+    const hook = await startAdmissionWebhook({ after: fn => { cleanups.push(fn) } })
+    hook.handle('/add', () => patchOf([{ op: 'add', path: '/spec/undeclared', value: 'x' }, { op: 'add', path: '/spec/image', value: 'set-by-webhook' }]))
+    await create('/apis/admissionregistration.svc.io/v1/mutatingwebhookconfigurations', {
+      metadata: { name: 'add-fields' },
+      webhooks: [{
+        name: 'add.fields.example.com',
+        clientConfig: { url: `${hook.base}/add`, caBundle: hook.caBundle },
+        rules: [{ operations: ['CREATE'], apiGroups: ['stable.example.com'], apiVersions: ['v1'], resources: ['crontabs'] }],
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1']
+      }]
+    })
+    try {
+      const created = await create(tabs('default'), { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'mutated' }, spec: { cronSpec: '* * * * *' } })
+      assert.equal(created.spec.image, 'set-by-webhook')
+      assert.equal(created.spec.undeclared, undefined)
+      assert.equal((await req('GET', tabs('default', 'mutated'))).json().spec.undeclared, undefined)
+    } finally {
+      await req('DELETE', '/apis/admissionregistration.svc.io/v1/mutatingwebhookconfigurations/add-fields')
+    }
+  })
+
   it('deletes the custom objects of a namespace being deleted', async () => {
     await create('/api/v1/namespaces', { metadata: { name: 'doomed' } })
     await create(tabs('doomed'), { apiVersion: 'stable.example.com/v1', kind: 'CronTab', metadata: { name: 'inside' }, spec: { cronSpec: '* * * * *' } })
