@@ -49,6 +49,7 @@ export type StorageErrorCode =
   | 'Compacted' // a read or watch below the compacted revision
   | 'TooLarge' // a revision the store has not reached in time
   | 'Unavailable' // the database cannot be reached
+  | 'Removed' // the kind's watch cache was dropped: its definition changed or went (a CRD's)
 
 export class StorageError extends Error {
   constructor (readonly code: StorageErrorCode, readonly key: string, message?: string,

@@ -126,7 +126,7 @@ export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = 
     },
     get: prefix => caches.get(prefix),
     unregister (prefix) {
-      caches.get(prefix)?.stop()
+      caches.get(prefix)?.stop(new StorageError('Removed', prefix, 'the resource is no longer served here'))
       caches.delete(prefix)
     },
     all: () => [...caches.values()],
@@ -395,8 +395,7 @@ class Cache implements WatchCache {
     for (const w of [...this.watchers]) this.fail(w, err)
   }
 
-  stop (): void {
-    const err = new StorageError('Unavailable', this.prefix, 'watch cache stopped')
+  stop (err = new StorageError('Unavailable', this.prefix, 'watch cache stopped')): void {
     this.failWatchers(err)
     for (const w of this.waiters) {
       clearTimeout(w.timer)

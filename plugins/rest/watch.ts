@@ -257,6 +257,9 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     else if (before) sendEvent('DELETED', e)
   }
   const onError = (err: Error): void => {
+    // The kind was served anew (its CRD changed) or went: the stream ends, as the reference ends
+    // watches on a storage it replaces, and the client watches again.
+    if (err instanceof StorageError && err.code === 'Removed') return finish()
     const status = err instanceof StorageError && err.code === 'Compacted'
       ? expired(`too old resource version: ${rv ?? 0} (${err.revision ?? 0})`).status
       : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: 'InternalError', code: 500 }

@@ -200,6 +200,23 @@ describe('custom resources', () => {
     assert.equal((await req('POST', url, embedded({ app: 'web' }))).statusCode, 201)
   })
 
+  it('ends open watches cleanly when the definition changes, and serves the new one', async () => {
+    await served()
+    const watching = req('GET', `${base}?watch=1&timeoutSeconds=30`)
+    await sleep(200)
+    const patched = await req('PATCH', `${crdUrl}/crontabs.stable.example.com`, { spec: { names: { shortNames: ['ct', 'cts'] } } }, { 'content-type': 'application/merge-patch+json' })
+    assert.equal(patched.statusCode, 200, patched.body)
+    const started = Date.now()
+    const ended = await watching
+    assert.ok(Date.now() - started < 10_000, 'the watch ended with the change, not at its timeout')
+    assert.ok(!ended.body.includes('"ERROR"'), ended.body.slice(-300))
+    for (const end = Date.now() + 5000; Date.now() < end; await sleep(50)) {
+      const entry = (await req('GET', '/apis/stable.example.com/v1')).json().resources?.find((r: Obj) => r.name === 'crontabs')
+      if (entry?.shortNames?.includes('cts') === true) return
+    }
+    assert.fail('the new short name never showed in discovery')
+  })
+
   it('fills on read a default added after an object was stored', async () => {
     const gadgets = (withDefault: boolean): Obj => ({
       metadata: { name: 'gadgets.stable.example.com' },
