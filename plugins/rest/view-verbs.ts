@@ -10,6 +10,7 @@ import { callerOf, relay, type RestCall } from './rest-call.js'
 import { checkTypeMeta } from './type-meta.js'
 import type { Caller } from './store.js'
 import { mentionsResourceVersion } from './write-verbs.js'
+import { serverSideApply } from './apply-request.js'
 
 const viewOf = (call: RestCall): SubresourceView => call.stored.subresources[call.subresource]!.view!
 
@@ -30,12 +31,14 @@ export async function updateView (call: RestCall): Promise<unknown> {
 export async function patchView (call: RestCall): Promise<unknown> {
   const type = mediaType(call.request)
   const view = viewOf(call)
-  // A view has no schema of its own here: JSON and merge patches apply to it, as they need none.
-  const served = Object.keys(PATCH_TYPES).filter(t => PATCH_TYPES[t] === 'json' || PATCH_TYPES[t] === 'merge')
+  // A view has no schema of its own here: JSON and merge patches apply to it, as they need none;
+  // an apply patch is applied to the parent, its fields owned there.
+  const served = Object.keys(PATCH_TYPES).filter(t => PATCH_TYPES[t] !== 'strategic')
   if (!served.includes(type)) throw unsupportedMediaType(type, served)
-  const o = parseWriteOptions(call.query, 'PatchOptions')
+  const o = parseWriteOptions(call.query, 'PatchOptions', PATCH_TYPES[type] === 'apply')
   const c = callerOf(call, o.fieldManager)
   const patch = decodeBody(call.request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
+  if (PATCH_TYPES[type] === 'apply') return await applyView(call, o, c, patch)
   return await writeView(call, o, c, (current) => {
     const patched = applyPatch(PATCH_TYPES[type] as Exclude<PatchType, 'apply' | 'strategic'>, current, patch, { type: 'object' } as never)
     checkTypeMeta(patched, view)
@@ -57,6 +60,26 @@ async function writeView (call: RestCall, o: WriteOptions, c: Caller, next: (cur
     else delete updated.metadata.resourceVersion
     return updated
   }, { ...o, subresource: call.subresource }, c)
+  relay(call.reply, c)
+  return sendDocument(call.reply, 200, view.toView(JSON.parse(result.json) as AnyObject), call.enc)
+}
+
+/**
+ * Server-side apply of a view (a Scale): the configuration's fields written into a configuration
+ * of the parent, which is applied through the subresource, so the manager owns the parent's
+ * fields the view stands for (`spec.replicas` at the definition's path), as the reference maps
+ * a Scale's managed fields onto its parent.
+ */
+async function applyView (call: RestCall, o: WriteOptions, c: Caller, patch: unknown): Promise<unknown> {
+  const view = viewOf(call)
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) throw badRequest(`the object provided is unrecognized (must be of type ${view.kind})`)
+  const config = patch as AnyObject
+  checkTypeMeta(config, view)
+  const { stored } = call
+  const skeleton: AnyObject = { apiVersion: stored.apiVersion, kind: stored.kind, metadata: { name: call.info.name, ...(stored.namespaced ? { namespace: call.namespace } : {}) } }
+  // A configuration without spec.replicas owns nothing of the parent's.
+  const parentConfig = config.spec?.replicas === undefined ? skeleton : view.fromView(config, skeleton)
+  const result = await serverSideApply(call.store, { namespace: call.namespace, name: call.info.name, subresource: call.subresource, body: parentConfig, options: o, caller: c })
   relay(call.reply, c)
   return sendDocument(call.reply, 200, view.toView(JSON.parse(result.json) as AnyObject), call.enc)
 }

@@ -131,6 +131,32 @@ describe('custom resources', () => {
     assert.equal(body.statusCode, 415, body.body)
   })
 
+  it('applies a Scale server-side: the manager owns the parent\'s replicas through the subresource', async () => {
+    await served()
+    await req('POST', base, cronTab('applied-scale', { replicas: 1 }))
+    const apply = async (manager: string, replicas: number, force = false) => await req('PATCH', `${base}/applied-scale/scale?fieldManager=${manager}${force ? '&force=true' : ''}`,
+      JSON.stringify({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'applied-scale' }, spec: { replicas } }), { 'content-type': 'application/apply-patch+yaml' })
+    // The creator owns spec.replicas: taking it over is a conflict, as with any other apply.
+    const conflicting = await apply('autoscaler', 4)
+    assert.equal(conflicting.statusCode, 409, conflicting.body)
+    assert.match(conflicting.json().message, /^Apply failed with 1 conflict: conflict with ".*" using stable\.example\.com\/v1: \.spec\.replicas$/)
+    const first = await apply('autoscaler', 4, true)
+    assert.equal(first.statusCode, 200, first.body)
+    assert.equal(first.json().kind, 'Scale')
+    assert.equal(first.json().spec.replicas, 4)
+    const obj = (await req('GET', `${base}/applied-scale`)).json()
+    assert.equal(obj.spec.replicas, 4)
+    const entry = obj.metadata.managedFields.find((e: Obj) => e.manager === 'autoscaler')
+    assert.equal(entry.subresource, 'scale')
+    assert.deepEqual(entry.fieldsV1, { 'f:spec': { 'f:replicas': {} } })
+    const other = await apply('someone-else', 2)
+    assert.equal(other.statusCode, 409, other.body)
+    assert.equal((await apply('someone-else', 2, true)).statusCode, 200)
+    const noManager = await req('PATCH', `${base}/applied-scale/scale`, JSON.stringify({ apiVersion: 'autoscaling/v1', kind: 'Scale', spec: { replicas: 3 } }), { 'content-type': 'application/apply-patch+yaml' })
+    assert.equal(noManager.statusCode, 422)
+    assert.match(noManager.json().message, /fieldManager: Required value/)
+  })
+
   it('refuses strategic merge patches as the reference does for custom resources', async () => {
     await served()
     await req('POST', base, cronTab('smp'))
