@@ -2,6 +2,7 @@
 // APIGroupDiscoveryList each, for clients that ask for it first in their Accept header.
 import type { Resource } from '../resources/define.js'
 import { viewKind } from '../resources/resource-forms.js'
+import { byVersionPriority } from '../resources/api-versions.js'
 import { MEDIA_TYPES, upstreamGroup } from '../resources/naming.js'
 
 export type DiscoveryVersion = 'v2' | 'v2beta1'
@@ -73,7 +74,7 @@ export function discoveryList (resources: Resource[], core: boolean, v: Discover
     metadata: {},
     items: [...groups].map(([name, versions]) => ({
       metadata: { name, creationTimestamp: null },
-      versions: [...versions].map(([version, list]) => ({ version, resources: list.map(resourceEntry), freshness: 'Current' }))
+      versions: [...versions].sort(([a], [b]) => byVersionPriority(a, b)).map(([version, list]) => ({ version, resources: list.map(resourceEntry), freshness: 'Current' }))
     }))
   }
 }

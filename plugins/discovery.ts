@@ -12,6 +12,7 @@ import { negotiate } from './rest/negotiation.js'
 import { wantsPretty } from './rest/options.js'
 import { aggregatedMediaType, discoveryList, wantedDiscovery } from './aggregated-discovery.js'
 import { viewKind } from '../resources/resource-forms.js'
+import { byVersionPriority } from '../resources/api-versions.js'
 
 /**
  * What clients compare to see that a resource's stored form changed (the reference server's
@@ -78,6 +79,7 @@ export default fp<DiscoveryOptions>(async function discovery (fastify: FastifyIn
       if (!versions.includes(r.version)) versions.push(r.version)
       m.set(r.group, versions)
     }
+    for (const versions of m.values()) versions.sort(byVersionPriority)
     return m
   }
   // StorageVersionHash: the form a served resource is stored in, found by the group that stores it.

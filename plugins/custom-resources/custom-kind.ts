@@ -5,12 +5,12 @@
 import type { TObject } from '@sinclair/typebox'
 import { defineResource, STATUS_ONLY_METADATA, statusSubresource, type AnyObject, type Column, type RequestContext, type Resource, type VersionLifecycle } from '../../resources/define.js'
 import { ObjectMeta } from '../../resources/meta.js'
+import { byVersionPriority } from '../../resources/api-versions.js'
 import { ApiError, type FieldError } from '../../resources/status.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'
 import { applyDefaults, embeddedObjectMetas, prune, validateCustomObject, type JSONSchemaProps } from '../../machinery/openapi-schema/index.js'
 import { validateAnnotations, validateLabels } from '../../resources/validation.js'
 import { findAll, findFirst, parseJsonPath } from '../../machinery/json-path.js'
-import { compareKubeVersions } from './version-priority.js'
 import { printerCell } from './printer-columns.js'
 import { scaleSubresource } from './scale.js'
 
@@ -38,7 +38,7 @@ export const servingFingerprint = (crd: Crd): string => JSON.stringify([crd.spec
 
 /** The served versions, highest priority first (v2 before v1 before v1beta1), as discovery orders them. */
 export const servedVersions = (crd: Crd): AnyObject[] =>
-  (crd.spec.versions as AnyObject[]).filter(v => v.served === true).sort((a, b) => compareKubeVersions(b.name, a.name))
+  (crd.spec.versions as AnyObject[]).filter(v => v.served === true).sort((a, b) => byVersionPriority(a.name, b.name))
 
 const storageVersionOf = (crd: Crd): AnyObject => (crd.spec.versions as AnyObject[]).find(v => v.storage === true) ?? crd.spec.versions[0]
 
@@ -161,7 +161,7 @@ export function customKind (crd: Crd, opts: CustomKindOptions): Resource {
     introduced: '',
     schema: publishedSchema(v),
     columns: ((v.additionalPrinterColumns as AnyObject[] | undefined) ?? [AGE_COLUMN]).map(columnOf),
-    ...(v.deprecated === true ? { deprecated: '', deprecationWarning: v.deprecationWarning ?? `${group}/${v.name} ${names.kind} is deprecated` } : {})
+    ...(v.deprecated === true ? { deprecated: '', warning: v.deprecationWarning ?? `${group}/${v.name} ${names.kind} is deprecated` } : {})
   }))
   const printerColumns = (storage.additionalPrinterColumns as AnyObject[] | undefined) ?? [AGE_COLUMN]
   const subresources: Resource['subresources'] = {}

@@ -89,6 +89,15 @@ describe('custom resources with a conversion webhook', () => {
     assert.equal(events[1]!.object.spec.size, 8)
   })
 
+  it('lists the group\'s versions by priority, the highest preferred, whichever is stored', async () => {
+    const group = (await req('GET', '/apis/shapes.example.com')).json()
+    assert.deepEqual(group.versions.map((v: Obj) => v.version), ['v2', 'v1'])
+    assert.equal(group.preferredVersion.version, 'v2')
+    const aggregated = (await req('GET', '/apis', undefined, { accept: 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList' })).json()
+    const entry = aggregated.items.find((i: Obj) => i.metadata.name === 'shapes.example.com')
+    assert.deepEqual(entry.versions.map((v: Obj) => v.version), ['v2', 'v1'])
+  })
+
   it('publishes each version with its own schema', async () => {
     const spec = async (version: string): Promise<Obj> => {
       const doc = (await req('GET', `/openapi/v3/apis/shapes.example.com/${version}`)).json()

@@ -186,7 +186,7 @@ describe('custom resources', () => {
     const res = await req('GET', '/apis/stable.example.com/v1beta1/namespaces/default/crontabs/first')
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().apiVersion, 'stable.example.com/v1beta1')
-    assert.match(String(res.headers.warning), /stable\.example\.com\/v1beta1 CronTab is deprecated/)
+    assert.equal(res.headers.warning, '299 - "stable.example.com/v1beta1 CronTab is deprecated"')
     // Each version's own printer columns: v1beta1 has none, so Name and Age.
     const table = (await req('GET', '/apis/stable.example.com/v1beta1/namespaces/default/crontabs', undefined, { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' })).json()
     assert.deepEqual(table.columnDefinitions.map((c: Obj) => c.name), ['Name', 'Age'])
