@@ -35,6 +35,18 @@ export function whileLeading (fastify: FastifyInstance, name: string, start: () 
   fastify.addHook('onClose', stop)
 }
 
+/**
+ * A running loop starts over when kinds come or go (custom resources), so one that follows
+ * every kind follows the new ones from their first object.
+ */
+function restartOnKindChanges (fastify: FastifyInstance, name: string, running: () => boolean, end: () => Promise<void>, begin: () => Promise<void>): void {
+  const unsubscribe = fastify.resources.onChange(() => {
+    if (!running()) return
+    end().then(begin).catch((err: unknown) => { fastify.log.warn({ err, controller: name }, 'restarting a controller loop after the kinds changed failed') })
+  })
+  fastify.addHook('onClose', async () => { unsubscribe() })
+}
+
 export function controllerLoop (fastify: FastifyInstance, o: LoopOptions): void {
   const resyncMs = o.resyncMs ?? 30_000
   let stopRun: (() => Promise<void>) | undefined
@@ -98,12 +110,7 @@ export function controllerLoop (fastify: FastifyInstance, o: LoopOptions): void 
     await stop?.()
   }
   whileLeading(fastify, o.name, begin, end)
-  // A loop following every kind follows the ones added since (custom resources): it starts over.
-  const unsubscribe = fastify.resources.onChange(() => {
-    if (stopRun === undefined) return
-    void end().then(begin)
-  })
-  fastify.addHook('onClose', async () => { unsubscribe() })
+  restartOnKindChanges(fastify, o.name, () => stopRun !== undefined, end, begin)
 }
 
 export interface EventLoopOptions {
@@ -146,11 +153,6 @@ export function eventLoop (fastify: FastifyInstance, o: EventLoopOptions): { sto
     if (timer !== undefined) clearTimeout(timer)
   }
   whileLeading(fastify, o.name, begin, end)
-  // New kinds (custom resources) are followed from their first object: the run starts over.
-  const unsubscribe = fastify.resources.onChange(() => {
-    if (stopped) return
-    void end().then(begin)
-  })
-  fastify.addHook('onClose', async () => { unsubscribe() })
+  restartOnKindChanges(fastify, o.name, () => !stopped, end, begin)
   return { stopped: () => stopped }
 }

@@ -198,6 +198,8 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     if (performance.now() - flushedAt >= flushInterval) process.nextTick(flush)
     else flushLater(flush)
   }
+  const errorFrame = (status: AnyObject): string | Buffer =>
+    repr.as === 'protobuf' ? request.server.protobuf.watchFrame('ERROR', status) : `{"type":"ERROR","object":${JSON.stringify(status)}}\n`
   // Out-of-process conversion: every frame waits for the ones before it, so the order holds; a
   // conversion that fails ends the stream with its Status.
   let ordered: Promise<void> = Promise.resolve()
@@ -208,7 +210,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
         for (const frame of await frames()) send(frame)
       } catch (err) {
         const status = err instanceof ApiError ? err.status : internalError((err as Error).message).status
-        send(repr.as === 'protobuf' ? request.server.protobuf.watchFrame('ERROR', status) : `{"type":"ERROR","object":${JSON.stringify(status)}}\n`)
+        send(errorFrame(status))
         finish()
       }
     })
@@ -263,7 +265,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
     const status = err instanceof StorageError && err.code === 'Compacted'
       ? expired(`too old resource version: ${rv ?? 0} (${err.revision ?? 0})`).status
       : { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: err.message, reason: 'InternalError', code: 500 }
-    send(repr.as === 'protobuf' ? request.server.protobuf.watchFrame('ERROR', status) : `{"type":"ERROR","object":${JSON.stringify(status)}}\n`)
+    send(errorFrame(status))
     finish()
   }
 
