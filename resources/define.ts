@@ -238,6 +238,11 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   columns?: Column<Static<S>>[]
   /** The Name cell of a table row when it is more than metadata.name (a default StorageClass shows `fast (default)`). */
   tableName?: (obj: Static<S>) => string
+  /**
+   * The pod template a workload kind holds (its spec.template; a CronJob's in its job template):
+   * admission looks at the pods it will make (PodSecurity warns about them).
+   */
+  podTemplate?: (obj: Static<S>) => AnyObject | undefined
   /** Field selectors beyond metadata.name and metadata.namespace. */
   fieldSelectors?: Record<string, (obj: Static<S>) => string | undefined>
   /** What DELETE answers: a Status (default) or the object itself (200, or 202 while finalizers hold it). */

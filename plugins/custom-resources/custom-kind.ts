@@ -12,7 +12,7 @@ import { applyDefaults, embeddedObjectMetas, prune, validateCustomObject, type J
 import { validateAnnotations, validateLabels } from '../../resources/validation.js'
 import { findAll, findFirst, parseJsonPath } from '../../machinery/json-path.js'
 import { printerCell } from './printer-columns.js'
-import { scaleSubresource } from './scale.js'
+import { scaleSubresource } from '../../resources/scale.js'
 
 type Crd = AnyObject
 

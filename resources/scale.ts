@@ -1,10 +1,17 @@
-// A CRD's scale subresource: autoscaling/v1 Scale read from and written to the paths the
-// definition names (specReplicasPath, statusReplicasPath, labelSelectorPath), as the reference's
-// customresource scale storage does.
-import type { AnyObject, SubresourceDefinition } from '../../resources/define.js'
-import { invalid } from '../../resources/status.js'
+// The scale subresource: autoscaling/v1 Scale read from and written to a kind's replica counts
+// (a workload's spec.replicas and status.replicas, or the paths a CRD names), with the pods'
+// selector as a string, as the reference's scale storages do.
+import type { AnyObject, SubresourceDefinition } from './define.js'
+import { invalid } from './status.js'
 
-export interface ScalePaths { specReplicasPath: string, statusReplicasPath: string, labelSelectorPath?: string }
+export interface ScalePaths {
+  specReplicasPath: string
+  statusReplicasPath: string
+  /** Where the selector string is held (a CRD's labelSelectorPath). */
+  labelSelectorPath?: string
+  /** The selector string computed from the parent (a workload's spec.selector), instead of a path. */
+  selector?: (parent: AnyObject) => string | undefined
+}
 
 const segments = (path: string): string[] => path.replace(/^\./, '').split('.')
 
@@ -45,7 +52,7 @@ export function scaleSubresource (paths: ScalePaths): SubresourceDefinition {
         Object.assign(metadata, { uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp })
         const replicas = replicasAt(parent, paths.specReplicasPath)
         const status: AnyObject = { replicas: replicasAt(parent, paths.statusReplicasPath) }
-        const selector = paths.labelSelectorPath === undefined ? undefined : read(parent, paths.labelSelectorPath)
+        const selector = paths.selector !== undefined ? paths.selector(parent) : paths.labelSelectorPath === undefined ? undefined : read(parent, paths.labelSelectorPath)
         if (typeof selector === 'string' && selector !== '') status.selector = selector
         return { kind: 'Scale', apiVersion: 'autoscaling/v1', metadata, spec: replicas === 0 ? {} : { replicas }, status }
       },
