@@ -3,6 +3,8 @@
 // plugin's configuration. Enforce refuses the pod (403), audit records the violations in the
 // audit log, warn answers with a Warning. Exempt users, namespaces and runtime classes pass;
 // updates are looked at only when they change what the checks read (images, added containers).
+// The pod templates of workload kinds (a kind's `podTemplate`) are audited and warned about, never
+// refused: the pods made from them are what enforce applies to.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { forbidden, internalError, fieldErrorText, type FieldError } from '../../resources/status.js'
@@ -52,10 +54,14 @@ const aggregate = (errors: FieldError[]): string => {
   return texts.length === 1 ? texts[0]! : `[${texts.join(', ')}]`
 }
 
-/** Evaluates a pod against the namespace's policy: enforce refuses, audit annotates, warn warns (unless refused). */
-function evaluate (a: AdmissionAttributes, config: PodSecurityConfiguration, record: Recorder, policy: Policy, policyErrors: FieldError[], pod: PodView): void {
+/**
+ * Evaluates a pod against the namespace's policy: enforce refuses, audit annotates, warn warns
+ * (unless refused). A workload's template is not enforced (`enforce` false): the pods it makes are.
+ */
+function evaluate (a: AdmissionAttributes, config: PodSecurityConfiguration, record: Recorder, policy: Policy, policyErrors: FieldError[], pod: PodView, enforce = true): void {
   const runtimeClass = pod.spec.runtimeClassName
   if (typeof runtimeClass === 'string' && runtimeClass !== '' && config.exemptions.runtimeClasses.has(runtimeClass)) {
+    if (!enforce) return
     a.auditAnnotations[AUDIT.exempt] = 'runtimeClass'
     record.exemption(a)
     return
@@ -73,9 +79,12 @@ function evaluate (a: AdmissionAttributes, config: PodSecurityConfiguration, rec
     }
     return found.violations
   }
-  a.auditAnnotations[AUDIT.enforcePolicy] = levelVersionText(policy.enforce)
-  const refused = evaluated(policy.enforce)
-  record.evaluation(refused.length > 0 ? 'deny' : 'allow', policy.enforce, 'enforce', a)
+  let refused: Violation[] = []
+  if (enforce) {
+    a.auditAnnotations[AUDIT.enforcePolicy] = levelVersionText(policy.enforce)
+    refused = evaluated(policy.enforce)
+    record.evaluation(refused.length > 0 ? 'deny' : 'allow', policy.enforce, 'enforce', a)
+  }
   const audited = evaluated(policy.audit)
   if (audited.length > 0) {
     a.auditAnnotations[AUDIT.auditViolations] = `would violate PodSecurity ${JSON.stringify(levelVersionText(policy.audit))}: ${violationDetails(audited)}`
@@ -117,15 +126,37 @@ async function validatePod (a: AdmissionAttributes, config: PodSecurityConfigura
   evaluate(a, config, record, policy, errors, { metadata: pod.metadata ?? {}, spec: pod.spec ?? {} })
 }
 
+/**
+ * A workload's pod template (the reference's ValidatePodController): audited and warned about at
+ * the namespace's levels, never refused, with no exemption recorded.
+ */
+async function validatePodController (a: AdmissionAttributes, config: PodSecurityConfiguration, record: Recorder): Promise<void> {
+  if (a.subresource !== '') return
+  if ((a.namespace !== '' && config.exemptions.namespaces.has(a.namespace)) || (a.user.username !== '' && config.exemptions.usernames.has(a.user.username))) return
+  const namespace = await a.lookup({ group: '', resource: 'namespaces' }, '', a.namespace)
+  if (namespace === undefined) {
+    record.error(true, a)
+    a.auditAnnotations[AUDIT.error] = `failed to lookup namespace ${JSON.stringify(a.namespace)}`
+    return
+  }
+  const { policy, errors } = policyFromLabels(namespace.metadata?.labels, config.defaults)
+  if (errors.length === 0 && policy.warn.level === 'privileged' && policy.audit.level === 'privileged') return
+  const template = a.resource.podTemplate?.(a.object!)
+  if (template == null || typeof template !== 'object') return
+  evaluate(a, config, record, policy, errors, { metadata: template.metadata ?? {}, spec: template.spec ?? {} }, false)
+}
+
 export default fp(async function podSecurity (fastify: FastifyInstance) {
   let config: PodSecurityConfiguration | undefined
   const record = recorder(fastify)
   fastify.admission.add({
     name: PLUGIN_NAME,
-    handles: (a) => (a.operation === 'CREATE' || a.operation === 'UPDATE') && a.object !== undefined && (isCore(a, 'pods') || isCore(a, 'namespaces')),
+    handles: (a) => (a.operation === 'CREATE' || a.operation === 'UPDATE') && a.object !== undefined &&
+      (isCore(a, 'pods') || isCore(a, 'namespaces') || a.resource.podTemplate !== undefined),
     async validate (a) {
       if (isCore(a, 'namespaces')) return await validateNamespace(a, config!)
-      await validatePod(a, config!, record)
+      if (isCore(a, 'pods')) return await validatePod(a, config!, record)
+      await validatePodController(a, config!, record)
     }
   })
   // Read only when the plugin runs: a configuration that does not validate stops start-up.
