@@ -53,7 +53,15 @@ export const REMOVED_VERSIONS: readonly RemovedVersion[] = [
   { group: GROUPS.admissionregistration, version: 'v1beta1', removed: '1.22', replacement: `${GROUPS.admissionregistration}/v1` },
   { group: group('events'), version: 'v1beta1', removed: '1.25', replacement: `${group('events')}/v1` },
   { group: GROUPS.networking, version: 'v1beta1', resources: ['ingresses', 'ingressclasses'], removed: '1.22', replacement: `${GROUPS.networking}/v1` },
-  { group: GROUPS.node, version: 'v1beta1', removed: '1.25', replacement: `${GROUPS.node}/v1` }
+  { group: GROUPS.node, version: 'v1beta1', removed: '1.25', replacement: `${GROUPS.node}/v1` },
+  { group: 'extensions', version: 'v1beta1', resources: ['deployments', 'daemonsets', 'replicasets'], removed: '1.16', replacement: 'apps/v1' },
+  { group: 'extensions', version: 'v1beta1', resources: ['networkpolicies'], removed: '1.16', replacement: `${GROUPS.networking}/v1` },
+  { group: 'extensions', version: 'v1beta1', resources: ['ingresses'], removed: '1.22', replacement: `${GROUPS.networking}/v1` },
+  { group: 'apps', version: 'v1beta1', removed: '1.16', replacement: 'apps/v1' },
+  { group: 'apps', version: 'v1beta2', removed: '1.16', replacement: 'apps/v1' },
+  { group: 'batch', version: 'v1beta1', removed: '1.25', replacement: 'batch/v1' },
+  { group: 'autoscaling', version: 'v2beta1', removed: '1.25', replacement: 'autoscaling/v2' },
+  { group: 'autoscaling', version: 'v2beta2', removed: '1.26', replacement: 'autoscaling/v2' }
 ]
 
 export function removedVersion (group: string, version: string, resource?: string): RemovedVersion | undefined {

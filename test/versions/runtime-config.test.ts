@@ -32,6 +32,10 @@ test('bad keys and values are refused with a clear message', () => {
   // A removed version cannot be served again, and the message says what replaces it.
   assert.throws(() => parseRuntimeConfig([`${GROUPS.rbac}/v1beta1=true`]),
     /rbac\.authorization\.svc\.io\/v1beta1 cannot be enabled: rbac\.authorization\.svc\.io\/v1beta1 was removed in v1\.22; use rbac\.authorization\.svc\.io\/v1/)
+  // The workload groups' removed versions: apps/v1beta2 and the extensions group's deployments.
+  assert.throws(() => parseRuntimeConfig(['apps/v1beta2=true']), /apps\/v1beta2 cannot be enabled: apps\/v1beta2 was removed in v1\.16; use apps\/v1/)
+  assert.throws(() => parseRuntimeConfig(['extensions/v1beta1/deployments=true']), /extensions\/v1beta1 deployments was removed in v1\.16; use apps\/v1/)
+  assert.throws(() => parseRuntimeConfig(['autoscaling/v2beta2=true']), /was removed in v1\.26; use autoscaling\/v2/)
   // A removed version a kind still carries is off unless a key turns it on.
   assert.equal(parseRuntimeConfig([]).served(STORAGE, 'v1beta1', 'csistoragecapacities', true), false)
   assert.equal(parseRuntimeConfig([`${STORAGE}/v1beta1=true`]).served(STORAGE, 'v1beta1', 'csistoragecapacities', true), true)
