@@ -33,29 +33,29 @@ const WORKLOADS: Array<{ name: string, url: (ns: string) => string, body: (privi
 describe('PodSecurity on workload pod templates', () => {
   const app = suiteApp()
   const namespace = async (name: string, labels: Record<string, string>): Promise<void> => {
-    const res = await app().inject({ method: 'POST', url: '/api/v1/namespaces', payload: { metadata: { name, labels } } })
+    const res = await app().request({ method: 'POST', url: '/api/v1/namespaces', payload: { metadata: { name, labels } } })
     assert.equal(res.statusCode, 201, res.body)
   }
 
   it('warns about a privileged template without refusing it, where enforce would refuse the pod', async () => {
     await namespace('baseline-enforced', { [label('enforce')]: 'baseline', [label('warn')]: 'baseline' })
     for (const w of WORKLOADS) {
-      const res = await app().inject({ method: 'POST', url: w.url('baseline-enforced'), payload: w.body(true) })
+      const res = await app().request({ method: 'POST', url: w.url('baseline-enforced'), payload: w.body(true) })
       assert.equal(res.statusCode, 201, `${w.name}: ${res.body}`)
       assert.deepEqual(warnings(res), ['would violate PodSecurity "baseline:latest": privileged (container "web" must not set securityContext.privileged=true)'], w.name)
     }
     // The pod itself is refused there.
-    const pod = await app().inject({ method: 'POST', url: '/api/v1/namespaces/baseline-enforced/pods', payload: { metadata: { name: 'p' }, spec: podTemplate(true).spec } })
+    const pod = await app().request({ method: 'POST', url: '/api/v1/namespaces/baseline-enforced/pods', payload: { metadata: { name: 'p' }, spec: podTemplate(true).spec } })
     assert.equal(pod.statusCode, 403, pod.body)
   })
 
   it('says nothing of a template that meets the level, nor in a namespace that only enforces', async () => {
     await namespace('enforce-only', { [label('enforce')]: 'baseline' })
     for (const w of WORKLOADS) {
-      const ok = await app().inject({ method: 'POST', url: w.url('baseline-enforced'), payload: { ...w.body(false), metadata: { name: 'fine' } } })
+      const ok = await app().request({ method: 'POST', url: w.url('baseline-enforced'), payload: { ...w.body(false), metadata: { name: 'fine' } } })
       assert.equal(ok.statusCode, 201, ok.body)
       assert.deepEqual(warnings(ok), [], w.name)
-      const quiet = await app().inject({ method: 'POST', url: w.url('enforce-only'), payload: w.body(true) })
+      const quiet = await app().request({ method: 'POST', url: w.url('enforce-only'), payload: w.body(true) })
       assert.equal(quiet.statusCode, 201, quiet.body)
       assert.deepEqual(warnings(quiet), [], w.name)
     }
@@ -63,10 +63,10 @@ describe('PodSecurity on workload pod templates', () => {
 
   it('warns again on an update that changes the template, and not on a status write', async () => {
     const url = '/apis/apps/v1/namespaces/baseline-enforced/deployments/fine'
-    const patched = await app().inject({ method: 'PATCH', url, headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { template: { spec: { hostNetwork: true } } } } })
+    const patched = await app().request({ method: 'PATCH', url, headers: { 'content-type': 'application/merge-patch+json' }, payload: { spec: { template: { spec: { hostNetwork: true } } } } })
     assert.equal(patched.statusCode, 200, patched.body)
     assert.deepEqual(warnings(patched), ['would violate PodSecurity "baseline:latest": host namespaces (hostNetwork=true)'])
-    const status = await app().inject({ method: 'PATCH', url: `${url}/status`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { status: { replicas: 1 } } })
+    const status = await app().request({ method: 'PATCH', url: `${url}/status`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { status: { replicas: 1 } } })
     assert.equal(status.statusCode, 200, status.body)
     assert.deepEqual(warnings(status), [])
   })
