@@ -14,10 +14,13 @@ import { AUTOSCALING, fromV1, toV1, v1Schema } from './hpa-v1-conversion.js'
 const opt = Type.Optional
 const struct = { additionalProperties: false }
 
+// Scalars the reference decodes as zero when absent (maxReplicas, a policy's value, the type
+// fields) are optional here, so that their absence is answered by validation in the
+// reference's words ("must be greater than 0"), not as a missing required field.
 const HPAScalingPolicy = Type.Object({
-  type: Type.String({ description: 'Pods or Percent.' }),
-  value: Int32({ description: 'The amount of change the policy permits; greater than zero.' }),
-  periodSeconds: Int32({ description: 'The window the policy holds over; 1 to 1800 seconds.' })
+  type: opt(Type.String({ description: 'Pods or Percent.' })),
+  value: opt(Int32({ description: 'The amount of change the policy permits; greater than zero.' })),
+  periodSeconds: opt(Int32({ description: 'The window the policy holds over; 1 to 1800 seconds.' }))
 }, { ...struct, ...message('HPAScalingPolicy', { type: keepZero(1), value: keepZero(2), periodSeconds: keepZero(3) }) })
 
 const HPAScalingRules = Type.Object({
@@ -37,9 +40,9 @@ const Condition = Type.Object({
 
 const schema = objectSchema(`${AUTOSCALING}/v2`, 'HorizontalPodAutoscaler', {
   spec: opt(Type.Object({
-    scaleTargetRef: CrossVersionObjectReference,
+    scaleTargetRef: opt(CrossVersionObjectReference),
     minReplicas: opt(Int32({ description: 'The lower limit for the number of replicas; defaults to 1.' })),
-    maxReplicas: Int32({ description: 'The upper limit for the number of replicas; not less than minReplicas.' }),
+    maxReplicas: opt(Int32({ description: 'The upper limit for the number of replicas; not less than minReplicas.' })),
     metrics: opt(AtomicList(MetricSpec, { description: 'What the desired replica count is calculated from; 80% average CPU utilization when unset.' })),
     behavior: opt(Type.Object({
       scaleUp: opt(HPAScalingRules),
@@ -50,7 +53,7 @@ const schema = objectSchema(`${AUTOSCALING}/v2`, 'HorizontalPodAutoscaler', {
     observedGeneration: opt(Int64()),
     lastScaleTime: opt(Type.Union([Timestamp(), Type.Null()])),
     currentReplicas: opt(Int32()),
-    desiredReplicas: Int32(),
+    desiredReplicas: opt(Int32()),
     currentMetrics: opt(AtomicList(MetricStatus)),
     conditions: opt(MapList(Condition, ['type']))
   }, { ...struct, description: 'HorizontalPodAutoscalerStatus describes the current status of a horizontal pod autoscaler.', ...message('HorizontalPodAutoscalerStatus', { observedGeneration: 1, lastScaleTime: 2, currentReplicas: 3, desiredReplicas: keepZero(4), currentMetrics: 5, conditions: 6 }) }))

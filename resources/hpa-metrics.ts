@@ -24,7 +24,7 @@ const MetricIdentifier = Type.Object({
 }, { ...struct, ...message('MetricIdentifier', { name: keepZero(1), selector: 2 }) })
 
 const MetricTarget = Type.Object({
-  type: Type.String({ description: 'Utilization, Value, or AverageValue.' }),
+  type: opt(Type.String({ description: 'Utilization, Value, or AverageValue.' })),
   value: opt(Quantity()),
   averageValue: opt(Quantity()),
   averageUtilization: opt(Int32({ description: 'A percentage of the requested value of the resource, averaged across pods.' }))
@@ -42,7 +42,7 @@ const identified = (name: string, measure: 'target' | 'current') => Type.Object(
 }, { ...struct, ...message(name, { metric: 1, [measure]: 2 }) })
 
 export const MetricSpec = Type.Object({
-  type: Type.String({ description: 'ContainerResource, External, Object, Pods or Resource, naming the one source field set.' }),
+  type: opt(Type.String({ description: 'ContainerResource, External, Object, Pods or Resource, naming the one source field set.' })),
   object: opt(Type.Object({
     describedObject: CrossVersionObjectReference,
     target: MetricTarget,
