@@ -19,7 +19,7 @@ export const CrossVersionObjectReference = Type.Object({
 }, { ...struct, description: 'CrossVersionObjectReference contains enough information to let you identify the referred resource.', ...message('CrossVersionObjectReference', { kind: keepZero(1), name: keepZero(2), apiVersion: 3 }) })
 
 const MetricIdentifier = Type.Object({
-  name: Type.String({ description: 'The name of the given metric.' }),
+  name: opt(Type.String({ description: 'The name of the given metric.' })),
   selector: opt(LabelSelector)
 }, { ...struct, ...message('MetricIdentifier', { name: keepZero(1), selector: 2 }) })
 
@@ -36,21 +36,23 @@ const MetricValueStatus = Type.Object({
   averageUtilization: opt(Int32())
 }, { ...struct, ...message('MetricValueStatus', { value: 1, averageValue: 2, averageUtilization: 3 }) })
 
+// A source's parts are optional as its scalars are (see horizontalpodautoscalers.ts): the
+// reference reads an absent one as empty and validation names what is missing.
 const identified = (name: string, measure: 'target' | 'current') => Type.Object({
-  metric: MetricIdentifier,
-  [measure]: measure === 'target' ? MetricTarget : MetricValueStatus
+  metric: opt(MetricIdentifier),
+  [measure]: opt(measure === 'target' ? MetricTarget : MetricValueStatus)
 }, { ...struct, ...message(name, { metric: 1, [measure]: 2 }) })
 
 export const MetricSpec = Type.Object({
   type: opt(Type.String({ description: 'ContainerResource, External, Object, Pods or Resource, naming the one source field set.' })),
   object: opt(Type.Object({
-    describedObject: CrossVersionObjectReference,
-    target: MetricTarget,
-    metric: MetricIdentifier
+    describedObject: opt(CrossVersionObjectReference),
+    target: opt(MetricTarget),
+    metric: opt(MetricIdentifier)
   }, { ...struct, ...message('ObjectMetricSource', { describedObject: 1, target: 2, metric: 3 }) })),
   pods: opt(identified('PodsMetricSource', 'target')),
-  resource: opt(Type.Object({ name: Type.String(), target: MetricTarget }, { ...struct, ...message('ResourceMetricSource', { name: keepZero(1), target: 2 }) })),
-  containerResource: opt(Type.Object({ name: Type.String(), target: MetricTarget, container: Type.String() }, { ...struct, ...message('ContainerResourceMetricSource', { name: keepZero(1), target: 2, container: keepZero(3) }) })),
+  resource: opt(Type.Object({ name: opt(Type.String()), target: opt(MetricTarget) }, { ...struct, ...message('ResourceMetricSource', { name: keepZero(1), target: 2 }) })),
+  containerResource: opt(Type.Object({ name: opt(Type.String()), target: opt(MetricTarget), container: opt(Type.String()) }, { ...struct, ...message('ContainerResourceMetricSource', { name: keepZero(1), target: 2, container: keepZero(3) }) })),
   external: opt(identified('ExternalMetricSource', 'target'))
 }, { ...struct, description: 'MetricSpec specifies how to scale based on a single metric.', ...message('MetricSpec', { type: keepZero(1), object: 2, pods: 3, resource: 4, external: 5, containerResource: 7 }) })
 
