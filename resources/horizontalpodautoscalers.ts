@@ -3,7 +3,7 @@
 // served as autoscaling/v1, which knows only a CPU percentage and keeps the rest in annotations
 // (hpa-v1-conversion.ts). `kubectl get hpa` asks for v2 Tables; `kubectl autoscale` creates v2.
 import { Type } from '@sinclair/typebox'
-import { defineResource, statusSubresource, type AnyObject, type FieldError, type RequestContext } from './define.js'
+import { defineResource, statusSubresource, type AnyObject, type Column, type FieldError } from './define.js'
 import { Int32, Int64, objectSchema, Quantity, Timestamp } from './meta.js'
 import { AtomicList, MapList } from './core-types.js'
 import { keepZero, message } from './protobuf.js'
@@ -28,7 +28,7 @@ const HPAScalingRules = Type.Object({
   selectPolicy: opt(Type.String({ description: 'Max, Min or Disabled; Max when unset.' })),
   policies: opt(AtomicList(HPAScalingPolicy)),
   tolerance: opt(Quantity({ description: 'The ratio deviation under which no scaling happens (alpha, HPAConfigurableTolerance).' }))
-}, { ...struct, description: 'HPAScalingRules configures the scaling behavior for one direction.', ...message('HPAScalingRules', { selectPolicy: 1, policies: 2, stabilizationWindowSeconds: 3, tolerance: 4 }) })
+}, { ...struct, description: 'HPAScalingRules configures the scaling behavior for one direction.', ...message('HPAScalingRules', { selectPolicy: keepZero(1), policies: 2, stabilizationWindowSeconds: keepZero(3), tolerance: 4 }) })
 
 const Condition = Type.Object({
   type: Type.String(),
@@ -48,7 +48,7 @@ const schema = objectSchema(`${AUTOSCALING}/v2`, 'HorizontalPodAutoscaler', {
       scaleUp: opt(HPAScalingRules),
       scaleDown: opt(HPAScalingRules)
     }, { ...struct, description: 'The scaling behavior up and down.', ...message('HorizontalPodAutoscalerBehavior', { scaleUp: 1, scaleDown: 2 }) }))
-  }, { ...struct, description: 'HorizontalPodAutoscalerSpec describes the desired functionality of the HorizontalPodAutoscaler.', ...message('HorizontalPodAutoscalerSpec', { scaleTargetRef: 1, minReplicas: 2, maxReplicas: keepZero(3), metrics: 4, behavior: 5 }) })),
+  }, { ...struct, description: 'HorizontalPodAutoscalerSpec describes the desired functionality of the HorizontalPodAutoscaler.', ...message('HorizontalPodAutoscalerSpec', { scaleTargetRef: 1, minReplicas: keepZero(2), maxReplicas: keepZero(3), metrics: 4, behavior: 5 }) })),
   status: opt(Type.Object({
     observedGeneration: opt(Int64()),
     lastScaleTime: opt(Type.Union([Timestamp(), Type.Null()])),
@@ -56,7 +56,7 @@ const schema = objectSchema(`${AUTOSCALING}/v2`, 'HorizontalPodAutoscaler', {
     desiredReplicas: opt(Int32()),
     currentMetrics: opt(AtomicList(MetricStatus)),
     conditions: opt(MapList(Condition, ['type']))
-  }, { ...struct, description: 'HorizontalPodAutoscalerStatus describes the current status of a horizontal pod autoscaler.', ...message('HorizontalPodAutoscalerStatus', { observedGeneration: 1, lastScaleTime: 2, currentReplicas: 3, desiredReplicas: keepZero(4), currentMetrics: 5, conditions: 6 }) }))
+  }, { ...struct, description: 'HorizontalPodAutoscalerStatus describes the current status of a horizontal pod autoscaler.', ...message('HorizontalPodAutoscalerStatus', { observedGeneration: keepZero(1), lastScaleTime: 2, currentReplicas: 3, desiredReplicas: keepZero(4), currentMetrics: 5, conditions: 6 }) }))
 }, 'HorizontalPodAutoscaler is the configuration for a horizontal pod autoscaler, which automatically manages the replica count of any resource implementing the scale subresource based on the metrics specified.', { spec: 2, status: 3 })
 
 type Hpa = AnyObject
@@ -163,11 +163,21 @@ function validateStatus (status: Hpa | undefined): FieldError[] {
   return errors
 }
 
-const prepare = (hpa: Hpa, ctx: RequestContext, old?: Hpa): void => {
-  void ctx
+const prepare = (hpa: Hpa, old?: Hpa): void => {
   applyDefaults(hpa)
   dropDisabledFields(hpa, old)
 }
+
+const reference = (h: Hpa): string => `${String(h.spec?.scaleTargetRef?.kind ?? '')}/${String(h.spec?.scaleTargetRef?.name ?? '')}`
+
+/** The reference printer's columns; `targets` reads the metrics of the form the table is of. */
+const columns = (targets: (h: Hpa) => string): Column[] => [
+  { name: 'Reference', type: 'string', description: 'scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.', value: reference },
+  { name: 'Targets', type: 'string', description: 'metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).', value: targets },
+  { name: 'MinPods', type: 'string', description: 'minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.', value: (h: Hpa) => h.spec?.minReplicas == null ? '<unset>' : String(h.spec.minReplicas) },
+  { name: 'MaxPods', type: 'integer', description: 'maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up.', value: (h: Hpa) => h.spec?.maxReplicas ?? 0 },
+  { name: 'Replicas', type: 'integer', description: 'currentReplicas is current number of replicas of pods managed by this autoscaler.', value: (h: Hpa) => h.status?.currentReplicas ?? 0 }
+]
 
 export default defineResource({
   group: AUTOSCALING,
@@ -181,23 +191,17 @@ export default defineResource({
   schema,
   subresources: { status: statusSubresource() },
   strategy: {
-    prepareForCreate (hpa, ctx) {
-      prepare(hpa, ctx)
+    prepareForCreate (hpa) {
+      prepare(hpa)
       // A new autoscaler has observed nothing: the zero status the reference serialises.
       hpa.status = { desiredReplicas: 0 }
     },
-    prepareForUpdate (hpa, old, ctx) { prepare(hpa, ctx, old) },
+    prepareForUpdate (hpa, old) { prepare(hpa, old) },
     validate (hpa) { return [...validateSpec(hpa.spec ?? {}), ...validateStatus(hpa.status)] },
     validateCreate (hpa) { return validateMinReplicas(hpa, 1) },
     validateUpdate (hpa, old) { return validateMinReplicas(hpa, old.spec?.minReplicas === 0 ? 0 : 1) }
   },
-  columns: [
-    { name: 'Reference', type: 'string', description: 'scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.', value: (h: Hpa) => `${String(h.spec?.scaleTargetRef?.kind ?? '')}/${String(h.spec?.scaleTargetRef?.name ?? '')}` },
-    { name: 'Targets', type: 'string', description: 'metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).', value: (h: Hpa) => formatHPAMetrics(h.spec?.metrics, h.status?.currentMetrics) },
-    { name: 'MinPods', type: 'string', description: 'minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.', value: (h: Hpa) => h.spec?.minReplicas == null ? '<unset>' : String(h.spec.minReplicas) },
-    { name: 'MaxPods', type: 'integer', description: 'maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up.', value: (h: Hpa) => h.spec?.maxReplicas ?? 0 },
-    { name: 'Replicas', type: 'integer', description: 'currentReplicas is current number of replicas of pods managed by this autoscaler.', value: (h: Hpa) => h.status?.currentReplicas ?? 0 }
-  ],
+  columns: columns((h) => formatHPAMetrics(h.spec?.metrics, h.status?.currentMetrics)),
   servedAs: [{
     group: AUTOSCALING,
     version: 'v1',
@@ -208,13 +212,10 @@ export default defineResource({
     toStored: fromV1,
     subresources: ['status'],
     fieldLabels: { 'metadata.namespace': 'metadata.namespace', 'metadata.name': 'metadata.name' },
-    columns: [
-      { name: 'Reference', type: 'string', value: (h: Hpa) => `${String(h.spec?.scaleTargetRef?.kind ?? '')}/${String(h.spec?.scaleTargetRef?.name ?? '')}` },
-      { name: 'Targets', type: 'string', value: (h: Hpa) => { const { spec, status } = fromV1(h); return formatHPAMetrics(inStatusOrder(spec?.metrics, status?.currentMetrics), status?.currentMetrics) } },
-      { name: 'MinPods', type: 'string', value: (h: Hpa) => h.spec?.minReplicas == null ? '<unset>' : String(h.spec.minReplicas) },
-      { name: 'MaxPods', type: 'integer', value: (h: Hpa) => h.spec?.maxReplicas ?? 0 },
-      { name: 'Replicas', type: 'integer', value: (h: Hpa) => h.status?.currentReplicas ?? 0 }
-    ]
+    columns: columns((h) => {
+      const { spec, status } = fromV1(h)
+      return formatHPAMetrics(inStatusOrder(spec?.metrics, status?.currentMetrics), status?.currentMetrics)
+    })
   }],
   example: {
     metadata: { name: 'web' },
@@ -222,8 +223,20 @@ export default defineResource({
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'web' },
       minReplicas: 2,
       maxReplicas: 10,
-      metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }]
+      metrics: [
+        { type: 'Pods', pods: { metric: { name: 'requests-per-second' }, target: { type: 'AverageValue', averageValue: '100' } } },
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }
+      ],
+      behavior: { scaleDown: { stabilizationWindowSeconds: 120, policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }] } }
     },
-    status: { currentReplicas: 2, desiredReplicas: 3 }
+    status: {
+      currentReplicas: 2,
+      desiredReplicas: 3,
+      currentMetrics: [
+        { type: 'Pods', pods: { metric: { name: 'requests-per-second' }, current: { averageValue: '150' } } },
+        { type: 'Resource', resource: { name: 'cpu', current: { averageValue: '300m', averageUtilization: 75 } } }
+      ],
+      conditions: [{ type: 'AbleToScale', status: 'True', lastTransitionTime: '2024-05-01T10:00:00Z', reason: 'SucceededRescale', message: 'the HPA controller was able to update the target scale to 3' }]
+    }
   }
 })

@@ -28,13 +28,13 @@ const MetricTarget = Type.Object({
   value: opt(Quantity()),
   averageValue: opt(Quantity()),
   averageUtilization: opt(Int32({ description: 'A percentage of the requested value of the resource, averaged across pods.' }))
-}, { ...struct, ...message('MetricTarget', { type: keepZero(1), value: 2, averageValue: 3, averageUtilization: 4 }) })
+}, { ...struct, ...message('MetricTarget', { type: keepZero(1), value: 2, averageValue: 3, averageUtilization: keepZero(4) }) })
 
 const MetricValueStatus = Type.Object({
   value: opt(Quantity()),
   averageValue: opt(Quantity()),
   averageUtilization: opt(Int32())
-}, { ...struct, ...message('MetricValueStatus', { value: 1, averageValue: 2, averageUtilization: 3 }) })
+}, { ...struct, ...message('MetricValueStatus', { value: 1, averageValue: 2, averageUtilization: keepZero(3) }) })
 
 // A source's parts are optional as its scalars are (see horizontalpodautoscalers.ts): the
 // reference reads an absent one as empty and validation names what is missing.

@@ -28,14 +28,14 @@ export const v1Schema = objectSchema(`${AUTOSCALING}/v1`, 'HorizontalPodAutoscal
     minReplicas: opt(Int32({ description: 'The lower limit for the number of pods; defaults to 1.' })),
     maxReplicas: opt(Int32({ description: 'The upper limit for the number of pods; cannot be smaller than minReplicas.' })),
     targetCPUUtilizationPercentage: opt(Int32({ description: 'The target average CPU utilization over all the pods, as a percentage of the requested CPU.' }))
-  }, { ...struct, description: 'specification of a horizontal pod autoscaler.', ...message('HorizontalPodAutoscalerSpec', { scaleTargetRef: 1, minReplicas: 2, maxReplicas: keepZero(3), targetCPUUtilizationPercentage: 4 }) })),
+  }, { ...struct, description: 'specification of a horizontal pod autoscaler.', ...message('HorizontalPodAutoscalerSpec', { scaleTargetRef: 1, minReplicas: keepZero(2), maxReplicas: keepZero(3), targetCPUUtilizationPercentage: keepZero(4) }) })),
   status: opt(Type.Object({
     observedGeneration: opt(Int64()),
     lastScaleTime: opt(Type.Union([Timestamp(), Type.Null()])),
     currentReplicas: opt(Int32()),
     desiredReplicas: opt(Int32()),
     currentCPUUtilizationPercentage: opt(Int32())
-  }, { ...struct, description: 'current information about the autoscaler.', ...message('HorizontalPodAutoscalerStatus', { observedGeneration: 1, lastScaleTime: 2, currentReplicas: keepZero(3), desiredReplicas: keepZero(4), currentCPUUtilizationPercentage: 5 }) }))
+  }, { ...struct, description: 'current information about the autoscaler.', ...message('HorizontalPodAutoscalerStatus', { observedGeneration: keepZero(1), lastScaleTime: 2, currentReplicas: keepZero(3), desiredReplicas: keepZero(4), currentCPUUtilizationPercentage: keepZero(5) }) }))
 }, 'configuration of a horizontal pod autoscaler.', { spec: 2, status: 3 })
 
 type Obj = Record<string, any>
