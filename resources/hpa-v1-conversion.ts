@@ -12,6 +12,10 @@ import { CrossVersionObjectReference } from './hpa-metrics.js'
 
 export const AUTOSCALING = 'autoscaling'
 
+/**
+ * Spelled as the reference spells them, not with the vendor's suffix: v1 objects copied from or
+ * to a reference cluster carry them, and what they hold only round-trips under these names.
+ */
 export const ROUND_TRIP_ANNOTATIONS = {
   metrics: `${AUTOSCALING}.alpha.kubernetes.io/metrics`,
   currentMetrics: `${AUTOSCALING}.alpha.kubernetes.io/current-metrics`,
