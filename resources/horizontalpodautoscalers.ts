@@ -72,11 +72,12 @@ const scaleUpDefaults = (): Hpa => ({
 // No stabilization window: the controller's flag decides it for scaling down.
 const scaleDownDefaults = (): Hpa => ({ selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] })
 
-/** The defaults filled into what a rule leaves unset (a set but empty policies list stays). */
+/** The defaults filled into what a rule leaves unset (a set but empty policies list stays), fields in the type's order. */
 function withDefaults (rules: Hpa | undefined | null, defaults: Hpa): Hpa {
-  const out = { ...defaults }
+  const out: Hpa = {}
   for (const key of ['stabilizationWindowSeconds', 'selectPolicy', 'policies', 'tolerance']) {
-    if (rules?.[key] !== undefined && rules[key] !== null) out[key] = rules[key]
+    const value = rules?.[key] ?? defaults[key]
+    if (value !== undefined && value !== null) out[key] = value
   }
   return out
 }
