@@ -329,6 +329,11 @@ export interface ConvertedVersion extends VersionLifecycle {
   fieldLabels?: Record<string, string>
   /** Table columns over the served form; default none beyond Name. */
   columns?: Column[]
+  /**
+   * The stored kind's subresources served through this form too (autoscaling/v1's
+   * horizontalpodautoscalers/status), their bodies converted as the main resource's; default none.
+   */
+  subresources?: readonly string[]
 }
 
 /**

@@ -36,6 +36,7 @@ import runtimeclasses from './runtimeclasses.js'
 import services from './services.js'
 import tokenreviews from './tokenreviews.js'
 import customresourcedefinitions from './customresourcedefinitions.js'
+import horizontalpodautoscalers from './horizontalpodautoscalers.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -73,5 +74,6 @@ export const RESOURCES: readonly Resource[] = [
   runtimeclasses,
   services,
   tokenreviews,
-  customresourcedefinitions
+  customresourcedefinitions,
+  horizontalpodautoscalers
 ]

@@ -28,7 +28,7 @@ function convertedView (stored: Resource, conversion: ConvertedServing['conversi
     schema: conversion.schema,
     columns: conversion.columns,
     fieldSelectors: undefined,
-    subresources: {},
+    subresources: Object.fromEntries((conversion.subresources ?? []).flatMap(name => stored.subresources[name] === undefined ? [] : [[name, stored.subresources[name]!]])),
     // A deprecated form lists itself, as the deprecation hooks look for.
     olderVersions: conversion.deprecated === undefined ? undefined : [conversion],
     servedAs: undefined

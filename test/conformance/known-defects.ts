@@ -25,6 +25,11 @@ const KNOWN_DEFECTS: readonly KnownDefect[] = [{
   kind: 'Event',
   reason: 'managedFields of a write through a converted version are recorded in the stored form (apiVersion v1, f:involvedObject, f:message) rather than the version written (f:regarding, f:note)'
 }, {
+  behaviour: serverSideApply,
+  apiVersion: 'autoscaling/v1',
+  kind: 'HorizontalPodAutoscaler',
+  reason: 'managedFields of a write through a converted version are recorded in the stored form (apiVersion autoscaling/v2, f:metrics) rather than the version written (autoscaling/v1, f:targetCPUUtilizationPercentage)'
+}, {
   behaviour: statusWriteChangesOnlyStatus,
   apiVersion: 'storage.svc.io/v1',
   kind: 'VolumeAttachment',
