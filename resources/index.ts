@@ -36,6 +36,9 @@ import runtimeclasses from './runtimeclasses.js'
 import services from './services.js'
 import tokenreviews from './tokenreviews.js'
 import customresourcedefinitions from './customresourcedefinitions.js'
+import deployments from './deployments.js'
+import replicasets from './replicasets.js'
+import replicationcontrollers from './replicationcontrollers.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -73,5 +76,8 @@ export const RESOURCES: readonly Resource[] = [
   runtimeclasses,
   services,
   tokenreviews,
-  customresourcedefinitions
+  customresourcedefinitions,
+  deployments,
+  replicasets,
+  replicationcontrollers
 ]
