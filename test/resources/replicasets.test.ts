@@ -138,7 +138,7 @@ describe('ReplicaSet and ReplicationController', () => {
     for (const [url, name, selector, current, ready] of [[replicasets, 'rs-table', 'app=web', 2, 1], [controllers, 'rc-table', 'app=web', 0, 0]] as const) {
       const t = (await req('GET', url, undefined, TABLE)).json()
       assert.deepEqual(t.columnDefinitions.map((c: Obj) => [c.name, c.type, c.priority ?? 0]), [
-        ['Name', 'string', 0], ['Desired', 'integer', 0], ['Current', 'integer', 0], ['Ready', 'integer', 0], ['Age', 'date', 0],
+        ['Name', 'string', 0], ['Desired', 'integer', 0], ['Current', 'integer', 0], ['Ready', 'integer', 0], ['Age', 'string', 0],
         ['Containers', 'string', 1], ['Images', 'string', 1], ['Selector', 'string', 1]
       ])
       const row = t.rows.find((r: Obj) => r.cells[0] === name).cells
