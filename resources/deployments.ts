@@ -153,7 +153,11 @@ export default defineResource({
     scale: scaleSubresource({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector: (d) => labelSelectorText(d.spec?.selector) })
   },
   strategy: {
-    prepareForCreate (d) { setDefaults(d) },
+    prepareForCreate (d) {
+      setDefaults(d)
+      // A new object's zero status, as the reference renders it.
+      d.status = {}
+    },
     prepareForUpdate (d, old) {
       setDefaults(d)
       if (d.metadata !== undefined && !isDeepStrictEqual(d.metadata.annotations ?? {}, old.metadata?.annotations ?? {})) d.metadata.generation = (old.metadata?.generation ?? 0) + 1

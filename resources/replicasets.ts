@@ -79,7 +79,11 @@ export default defineResource({
     scale: scaleSubresource({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector: (rs) => labelSelectorText(rs.spec?.selector) })
   },
   strategy: {
-    prepareForCreate: setDefaults,
+    prepareForCreate (rs) {
+      setDefaults(rs)
+      // A new object's zero status, as the reference renders it (replicas has no omitempty).
+      rs.status = { replicas: 0 }
+    },
     prepareForUpdate: (rs) => { setDefaults(rs) },
     validate,
     validateUpdate: (rs, old) => selectorImmutable(rs.spec, old.spec),

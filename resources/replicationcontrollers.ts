@@ -87,7 +87,11 @@ export default defineResource({
     scale: scaleSubresource({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector: (rc) => labelSelectorText({ matchLabels: rc.spec?.selector ?? {} }) })
   },
   strategy: {
-    prepareForCreate: setDefaults,
+    prepareForCreate (rc) {
+      setDefaults(rc)
+      // A new object's zero status, as the reference renders it (replicas has no omitempty).
+      rc.status = { replicas: 0 }
+    },
     prepareForUpdate: (rc) => { setDefaults(rc) },
     validate,
     warningsOnCreate: (rc) => workloadCreateWarnings(rc, rc.spec?.template),

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { assertInvalid, suiteApp } from './suite.js'
+import { POD_SECURITY } from '../../resources/naming.js'
 
 type Obj = Record<string, any>
 
@@ -85,6 +86,7 @@ describe('Deployment', () => {
   it('defaults as apps/v1 does: one replica, a 25%/25% rolling update, history 10, deadline 600, the template as a pod', async () => {
     const d = await create(deployment('defaults'))
     assert.equal(d.metadata.generation, 1)
+    assert.deepEqual(d.status, {})
     assert.equal(d.spec.replicas, 1)
     assert.deepEqual(d.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } })
     assert.equal(d.spec.revisionHistoryLimit, 10)
@@ -106,6 +108,14 @@ describe('Deployment', () => {
     const res = await req('POST', deployments, { metadata: { name: 'no-template' }, spec: { selector: { matchLabels: labels } } })
     assertInvalid(res, 'spec.template.metadata.labels', INVALID, '`selector` does not match template `labels`')
     assertInvalid(res, 'spec.template.spec.containers', 'FieldValueRequired')
+  })
+
+  it('warns that a name that is no DNS label makes surprising pod names, and of the template\'s deprecated parts', async () => {
+    const res = await req('POST', deployments, deployment('web.v1', { template: template({ annotations: { [POD_SECURITY.seccompPodAnnotation]: 'runtime/default' } }) }))
+    assert.equal(res.statusCode, 201, res.body)
+    const warning = String(res.headers.warning)
+    assert.match(warning, /metadata\.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: \[a lowercase RFC 1123 label must consist of/)
+    assert.ok(warning.includes(`spec.template.metadata.annotations[${POD_SECURITY.seccompPodAnnotation}]: non-functional in v1.27+`), warning)
   })
 
   it('keeps the selector: an update changing it is refused as immutable', async () => {
