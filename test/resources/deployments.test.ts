@@ -191,6 +191,26 @@ describe('Deployment', () => {
     assert.equal(res.json().metadata.generation, 2)
   })
 
+  it('switches strategy by a patch that retains only the type, as kubectl apply sends it', async () => {
+    await create(deployment('retain'))
+    const res = await req('PATCH', `${deployments}/retain`, { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate', rollingUpdate: null } } }, strategicPatch)
+    assert.equal(res.statusCode, 200, res.body)
+    assert.deepEqual(res.json().spec.strategy, { type: 'Recreate' })
+  })
+
+  it('takes server-side apply: a second manager\'s container image by name, the first one\'s kept', async () => {
+    const apply = (manager: string, spec: Obj) => req('PATCH', `${deployments}/applied?fieldManager=${manager}&force=true`,
+      JSON.stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'applied' }, spec }), { 'content-type': 'application/apply-patch+yaml' })
+    const first = await apply('one', { replicas: 2, selector: { matchLabels: labels }, template: { metadata: { labels }, spec: { containers: [{ name: 'nginx', image: 'nginx:1' }, { name: 'log', image: 'fluentd:1' }] } } })
+    assert.equal(first.statusCode, 201, first.body)
+    const second = await apply('two', { template: { spec: { containers: [{ name: 'nginx', image: 'nginx:2' }] } } })
+    assert.equal(second.statusCode, 200, second.body)
+    const d = second.json()
+    assert.deepEqual(d.spec.template.spec.containers.map((c: Obj) => [c.name, c.image]), [['nginx', 'nginx:2'], ['log', 'fluentd:1']])
+    assert.equal(d.spec.replicas, 2)
+    assert.equal(d.metadata.generation, 2)
+  })
+
   it('shows a deployment as kubectl does: ready of desired, up to date, available, and the wide columns', async () => {
     await create(deployment('table', { replicas: 3, template: { metadata: { labels }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }, { name: 'log', image: 'fluentd:2' }] } } }))
     assert.equal((await req('PATCH', `${deployments}/table/status`, { status: { replicas: 3, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 1 } }, mergePatch)).statusCode, 200)
