@@ -4,7 +4,7 @@
 // generation also moves on annotation changes, which the controller copies to ReplicaSets.
 import { isDeepStrictEqual } from 'node:util'
 import { Type } from '@sinclair/typebox'
-import { defineResource, statusSubresource, type AnyObject, type FieldError } from './define.js'
+import { defineResource, type AnyObject, type FieldError } from './define.js'
 import { AGE_COLUMN, Int32, Int64, objectSchema, Timestamp } from './meta.js'
 import { LabelSelector, MapList } from './core-types.js'
 import { IntOrString } from './pod-types.js'
@@ -14,7 +14,7 @@ import { scaleSubresource } from './scale.js'
 import { labelSelectorText } from './label-selector.js'
 import { labelSelectorCell, templateColumns } from './workload-columns.js'
 import {
-  collisionCountKept, defaultTemplateOf, intOrPercentValue, isNotMoreThan100Percent, nonNegative, selectorImmutable,
+  collisionCountKept, defaultTemplateOf, terminatingReplicasGatedStatus, intOrPercentValue, isNotMoreThan100Percent, nonNegative, selectorImmutable,
   validatePositiveIntOrPercent, validateReplicaCounts, validateSelectedTemplate, workloadCreateWarnings, workloadUpdateWarnings
 } from './workload-validation.js'
 
@@ -57,7 +57,7 @@ const schema = objectSchema('apps/v1', 'Deployment', {
     readyReplicas: opt(Int32()),
     availableReplicas: opt(Int32()),
     unavailableReplicas: opt(Int32()),
-    terminatingReplicas: opt(Int32({ description: 'Total number of terminating pods targeted by this deployment (alpha in 1.33).' })),
+    terminatingReplicas: opt(Int32({ description: 'Total number of terminating pods targeted by this deployment; behind the alpha gate DeploymentReplicaSetTerminatingReplicas, which is off.' })),
     conditions: opt(MapList(DeploymentCondition, ['type'])),
     collisionCount: opt(Int32())
   }, { ...struct, description: 'DeploymentStatus is the most recently observed status of the Deployment.', ...message('DeploymentStatus', { observedGeneration: 1, replicas: 2, updatedReplicas: 3, availableReplicas: 4, unavailableReplicas: 5, conditions: 6, readyReplicas: 7, collisionCount: keepZero(8), terminatingReplicas: keepZero(9) }) }))
@@ -149,7 +149,7 @@ export default defineResource({
   schema,
   // The status strategy keeps the labels as stored (its reset fields are spec and metadata.labels).
   subresources: {
-    status: statusSubresource(['labels']),
+    status: terminatingReplicasGatedStatus(['labels']),
     scale: scaleSubresource({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector: (d) => labelSelectorText(d.spec?.selector) })
   },
   strategy: {

@@ -1,7 +1,7 @@
 // ReplicaSet (apps/v1, namespaced): keeps `replicas` pods of its template running, the pods its
 // label selector selects. Defaults, rules and strategy as the reference's apps/v1 ones.
 import { Type } from '@sinclair/typebox'
-import { defineResource, statusSubresource, type AnyObject } from './define.js'
+import { defineResource, type AnyObject } from './define.js'
 import { AGE_COLUMN, Int32, Int64, objectSchema, Timestamp } from './meta.js'
 import { LabelSelector, MapList } from './core-types.js'
 import { PodTemplateSpec } from './pod-template.js'
@@ -10,7 +10,7 @@ import { scaleSubresource } from './scale.js'
 import { labelSelectorText } from './label-selector.js'
 import { labelSelectorCell, templateColumns } from './workload-columns.js'
 import {
-  defaultTemplateOf, nonNegative, selectorImmutable, validateReplicaCounts, validateSelectedTemplate,
+  defaultTemplateOf, terminatingReplicasGatedStatus, nonNegative, selectorImmutable, validateReplicaCounts, validateSelectedTemplate,
   workloadCreateWarnings, workloadUpdateWarnings
 } from './workload-validation.js'
 
@@ -37,7 +37,7 @@ const schema = objectSchema('apps/v1', 'ReplicaSet', {
     fullyLabeledReplicas: opt(Int32()),
     readyReplicas: opt(Int32()),
     availableReplicas: opt(Int32()),
-    terminatingReplicas: opt(Int32({ description: 'The number of terminating pods for this replica set (alpha in 1.33).' })),
+    terminatingReplicas: opt(Int32({ description: 'The number of terminating pods for this replica set; behind the alpha gate DeploymentReplicaSetTerminatingReplicas, which is off.' })),
     observedGeneration: opt(Int64()),
     conditions: opt(MapList(ReplicaSetCondition, ['type']))
   }, { ...struct, description: 'ReplicaSetStatus represents the current status of a ReplicaSet.', ...message('ReplicaSetStatus', { replicas: keepZero(1), fullyLabeledReplicas: 2, observedGeneration: 3, readyReplicas: 4, availableReplicas: 5, conditions: 6, terminatingReplicas: keepZero(7) }) }))
@@ -75,7 +75,7 @@ export default defineResource({
   scope: 'Namespaced',
   schema,
   subresources: {
-    status: statusSubresource(),
+    status: terminatingReplicasGatedStatus(),
     scale: scaleSubresource({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector: (rs) => labelSelectorText(rs.spec?.selector) })
   },
   strategy: {

@@ -4,7 +4,7 @@
 // (restartPolicy Always, no deadline), the replica counts of a status, and the pod template's
 // defaults and warnings.
 import { isDeepStrictEqual } from 'node:util'
-import type { AnyObject, FieldError } from './define.js'
+import type { AnyObject, FieldError, SubresourceDefinition } from './define.js'
 import { validateLabelSelector } from './core-types.js'
 import { labelSelectorMatches } from './label-selector.js'
 import { defaultPodTemplate, validatePodTemplate } from './pod-template.js'
@@ -163,4 +163,20 @@ export function workloadCreateWarnings (obj: AnyObject, template: AnyObject | un
 export function workloadUpdateWarnings (obj: AnyObject, old: AnyObject, template: AnyObject | undefined): string[] {
   if (obj.metadata?.generation === old.metadata?.generation || template == null) return []
   return podSpecWarnings(template.spec, template.metadata, 'spec.template')
+}
+
+/**
+ * The status subresource of a kind whose status has terminatingReplicas: the field is behind the
+ * reference's alpha gate DeploymentReplicaSetTerminatingReplicas (off in 1.33, not offered
+ * here), so a status write drops it unless the stored status already has it.
+ */
+export function terminatingReplicasGatedStatus (resetMetadata?: readonly string[]): SubresourceDefinition {
+  return {
+    merge (incoming, existing) {
+      const status = incoming.status == null ? incoming.status : { ...incoming.status }
+      if (status != null && existing.status?.terminatingReplicas == null) delete status.terminatingReplicas
+      return { ...existing, status }
+    },
+    ...(resetMetadata === undefined ? {} : { resetMetadata })
+  }
 }

@@ -152,6 +152,10 @@ describe('Deployment', () => {
     assert.equal(written.spec.replicas, 1)
     assert.equal(written.metadata.labels, undefined)
     assert.equal(written.metadata.generation, 1)
+    // Behind an alpha gate that is off: dropped unless already stored.
+    const terminating = await req('PATCH', `${deployments}/stat/status`, { status: { terminatingReplicas: 1 } }, mergePatch)
+    assert.equal(terminating.statusCode, 200, terminating.body)
+    assert.equal(terminating.json().status.terminatingReplicas, undefined)
     assertInvalid(await req('PATCH', `${deployments}/stat/status`, { status: { collisionCount: 1 } }, mergePatch), 'status.collisionCount', INVALID, 'cannot be decremented')
     assertInvalid(await req('PATCH', `${deployments}/stat/status`, { status: { readyReplicas: 5 } }, mergePatch), 'status.readyReplicas', INVALID, 'cannot be greater than status.replicas')
     assertInvalid(await req('PATCH', `${deployments}/stat/status`, { status: { availableReplicas: 2, readyReplicas: 1 } }, mergePatch), 'status.availableReplicas', INVALID, 'cannot be greater than readyReplicas')
