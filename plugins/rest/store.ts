@@ -309,8 +309,8 @@ export class GenericStore extends StoreReads implements ResourceStore {
     if (this.resource.generation && old.metadata.generation !== undefined) {
       const { metadata: _m1, status: _s1, ...a } = obj
       const { metadata: _m2, status: _s2, ...b } = old
-      // A strategy may bump it for more than the spec (a Deployment's annotations, which its
-      // ReplicaSets copy): its bump stands.
+      // A strategy may bump it for more than the spec (annotations a controller copies onward
+      // to what it makes): its bump stands.
       const bumpedByStrategy = typeof meta.generation === 'number' && meta.generation > old.metadata.generation
       meta.generation = !bumpedByStrategy && isDeepStrictEqual(a, b) ? old.metadata.generation : old.metadata.generation + 1
     }
