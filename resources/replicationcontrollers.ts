@@ -82,6 +82,9 @@ export default defineResource({
   categories: ['all'],
   scope: 'Namespaced',
   schema,
+  // Its dependents outlive it unless a delete says otherwise: core v1's default since before
+  // the garbage collector, kept for compatibility.
+  defaultPropagationPolicy: 'Orphan',
   subresources: {
     status: statusSubresource(),
     scale: scaleSubresource({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector: (rc) => labelSelectorText({ matchLabels: rc.spec?.selector ?? {} }) })
@@ -95,7 +98,8 @@ export default defineResource({
     prepareForUpdate: (rc) => { setDefaults(rc) },
     validate,
     warningsOnCreate: (rc) => workloadCreateWarnings(rc, rc.spec?.template),
-    warningsOnUpdate: (rc, old) => workloadUpdateWarnings(rc, old, rc.spec?.template)
+    // The reference warns here about the stored template, not the new one.
+    warningsOnUpdate: (rc, old) => workloadUpdateWarnings(rc, old, old.spec?.template)
   },
   podTemplate: (rc) => rc.spec?.template,
   columns: [

@@ -3,6 +3,7 @@
 // only through /status, the Scale subresource with the selector as a string, and the columns.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { assertInvalid, suiteApp } from './suite.js'
 
 type Obj = Record<string, any>
@@ -19,6 +20,11 @@ const template = (extra: Obj = {}, spec: Obj = {}) => ({
 })
 const replicaSet = (name: string, spec: Obj = {}) => ({ metadata: { name }, spec: { selector: { matchLabels: labels }, template: template(), ...spec } })
 const controller = (name: string, spec: Obj = {}) => ({ metadata: { name }, spec: { selector: labels, template: template(), ...spec } })
+
+async function eventually (what: string, check: () => Promise<boolean>, ms = 15000): Promise<void> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) if (await check()) return
+  assert.fail(`timed out waiting for ${what}`)
+}
 
 interface Case { name: string, url: string, body: Obj, field: string, reason: string, message?: string }
 
@@ -145,6 +151,24 @@ describe('ReplicaSet and ReplicationController', () => {
       ])
       const row = t.rows.find((r: Obj) => r.cells[0] === name).cells
       assert.deepEqual([...row.slice(0, 4), ...row.slice(5)], [name, name === 'rs-table' ? 3 : 2, current, ready, 'nginx', 'nginx:1.27', selector])
+    }
+  })
+
+  it('orphans a controller\'s pods on a delete that names no policy, and takes them with one that does', async () => {
+    for (const policy of [undefined, 'Background']) {
+      const name = `rc-gc-${policy === undefined ? 'default' : 'bg'}`
+      const rc = await create(controllers, controller(name))
+      const owner = { apiVersion: 'v1', kind: 'ReplicationController', name, uid: rc.metadata.uid, controller: true, blockOwnerDeletion: true }
+      await create('/api/v1/namespaces/default/pods', { metadata: { name: `${name}-pod`, labels, ownerReferences: [owner] }, spec: template().spec })
+      const res = await req('DELETE', `${controllers}/${name}`, policy === undefined ? undefined : { propagationPolicy: policy })
+      assert.equal(res.statusCode, 200, res.body)
+      const pod = `/api/v1/namespaces/default/pods/${name}-pod`
+      if (policy === undefined) {
+        await eventually(`${name} gone and its pod orphaned`, async () =>
+          (await req('GET', `${controllers}/${name}`)).statusCode === 404 && (await req('GET', pod)).json().metadata?.ownerReferences === undefined)
+      } else {
+        await eventually(`${name}-pod deleted`, async () => { const p = await req('GET', pod); return p.statusCode === 404 || p.json().metadata?.deletionTimestamp !== undefined })
+      }
     }
   })
 
