@@ -104,6 +104,23 @@ describe('Deployment', () => {
     assert.deepEqual(partial.spec.strategy.rollingUpdate, { maxUnavailable: '25%', maxSurge: 2 })
   })
 
+  it('takes what kubectl create deployment sends: null timestamps, an empty strategy and status', async () => {
+    const d = await create({
+      kind: 'Deployment',
+      apiVersion: 'apps/v1',
+      metadata: { name: 'kubectl-made', creationTimestamp: null, labels: { app: 'kubectl-made' } },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'kubectl-made' } },
+        template: { metadata: { creationTimestamp: null, labels: { app: 'kubectl-made' } }, spec: { containers: [{ name: 'nginx', image: 'nginx', resources: {} }] } },
+        strategy: {}
+      },
+      status: {}
+    })
+    assert.equal(d.spec.strategy.type, 'RollingUpdate')
+    assert.equal(d.spec.template.spec.containers[0].imagePullPolicy, 'Always')
+  })
+
   it('defaults a template left out before validating it', async () => {
     const res = await req('POST', deployments, { metadata: { name: 'no-template' }, spec: { selector: { matchLabels: labels } } })
     assertInvalid(res, 'spec.template.metadata.labels', INVALID, '`selector` does not match template `labels`')
