@@ -81,12 +81,12 @@ export function validateSelectedTemplate (spec: AnyObject, at: string): FieldErr
   // What metav1.LabelSelectorAsSelector refuses, the template is not checked against.
   if (selectorErrors.length > 0) return [...errors, { type: 'Invalid', field: `${at}.selector`, value: selector, detail: 'invalid label selector' }]
   const template = spec.template
-  const at2 = `${at}.template`
-  if (template == null) return [...errors, { type: 'Required', field: at2 }]
+  const templateAt = `${at}.template`
+  if (template == null) return [...errors, { type: 'Required', field: templateAt }]
   // No selector selects nothing (labels.Nothing), an empty one everything.
   const selects = selector == null ? false : isEmptySelector(selector) || labelSelectorMatches(selector, template.metadata?.labels ?? {})
-  if (!selects) errors.push({ type: 'Invalid', field: `${at2}.metadata.labels`, value: template.metadata?.labels ?? null, detail: '`selector` does not match template `labels`' })
-  errors.push(...validatePodTemplate(template, at2), ...runnableTemplate(template, at2, 'ReplicaSet'))
+  if (!selects) errors.push({ type: 'Invalid', field: `${templateAt}.metadata.labels`, value: template.metadata?.labels ?? null, detail: '`selector` does not match template `labels`' })
+  errors.push(...validatePodTemplate(template, templateAt), ...runnableTemplate(template, templateAt, 'ReplicaSet'))
   return errors
 }
 
