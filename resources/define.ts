@@ -70,7 +70,10 @@ export type AnyObject = Record<string, any>
 export interface Strategy<T = AnyObject> {
   /** Before validation on create; may normalise `obj` (defaults, derived labels). Status is already cleared when the kind has a status subresource. */
   prepareForCreate?(obj: T, ctx: RequestContext): void
-  /** Before validation on update; may copy fields from `old` that this path may not change. */
+  /**
+   * Before validation on update; may copy fields from `old` that this path may not change, and
+   * may raise metadata.generation past the stored one (kept, whatever the spec did).
+   */
   prepareForUpdate?(obj: T, old: T, ctx: RequestContext): void
   /** Field errors of a new object; must not mutate. Generic metadata rules are checked separately. */
   validate?(obj: T, ctx: RequestContext): FieldError[]

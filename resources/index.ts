@@ -37,6 +37,9 @@ import services from './services.js'
 import tokenreviews from './tokenreviews.js'
 import customresourcedefinitions from './customresourcedefinitions.js'
 import horizontalpodautoscalers from './horizontalpodautoscalers.js'
+import deployments from './deployments.js'
+import replicasets from './replicasets.js'
+import replicationcontrollers from './replicationcontrollers.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -75,5 +78,8 @@ export const RESOURCES: readonly Resource[] = [
   services,
   tokenreviews,
   customresourcedefinitions,
-  horizontalpodautoscalers
+  horizontalpodautoscalers,
+  deployments,
+  replicasets,
+  replicationcontrollers
 ]

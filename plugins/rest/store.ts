@@ -309,7 +309,10 @@ export class GenericStore extends StoreReads implements ResourceStore {
     if (this.resource.generation && old.metadata.generation !== undefined) {
       const { metadata: _m1, status: _s1, ...a } = obj
       const { metadata: _m2, status: _s2, ...b } = old
-      meta.generation = isDeepStrictEqual(a, b) ? old.metadata.generation : old.metadata.generation + 1
+      // A strategy may bump it for more than the spec (annotations a controller copies onward
+      // to what it makes): its bump stands.
+      const bumpedByStrategy = typeof meta.generation === 'number' && meta.generation > old.metadata.generation
+      meta.generation = !bumpedByStrategy && isDeepStrictEqual(a, b) ? old.metadata.generation : old.metadata.generation + 1
     }
     this.validateOrThrow(obj, old, ctx)
     if (sub === '') ctx.warnings.push(...(this.resource.strategy.warningsOnUpdate?.(obj, old, ctx) ?? []))
