@@ -36,6 +36,9 @@ import runtimeclasses from './runtimeclasses.js'
 import services from './services.js'
 import tokenreviews from './tokenreviews.js'
 import customresourcedefinitions from './customresourcedefinitions.js'
+import statefulsets from './statefulsets.js'
+import daemonsets from './daemonsets.js'
+import controllerrevisions from './controllerrevisions.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -73,5 +76,8 @@ export const RESOURCES: readonly Resource[] = [
   runtimeclasses,
   services,
   tokenreviews,
-  customresourcedefinitions
+  customresourcedefinitions,
+  statefulsets,
+  daemonsets,
+  controllerrevisions
 ]
