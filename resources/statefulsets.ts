@@ -232,8 +232,14 @@ function validateStatus (status: AnyObject | undefined): FieldError[] {
 
 const templateWarnings = (set: StatefulSet): string[] => podSpecWarnings(set.spec?.template?.spec, set.spec?.template?.metadata, 'spec.template')
 
-const claimWarnings = (set: StatefulSet): string[] =>
-  ((set.spec?.volumeClaimTemplates ?? []) as AnyObject[]).flatMap((t, i) => claimSpecWarnings(t.spec, `spec.volumeClaimTemplates[${i}].spec`))
+/** The claim templates' warnings, at the paths the reference names them (`.Spec` on update, as it spells it). */
+const claimWarnings = (set: StatefulSet, child: string): string[] =>
+  ((set.spec?.volumeClaimTemplates ?? []) as AnyObject[]).flatMap((t, i) => claimSpecWarnings(t.spec, `spec.volumeClaimTemplates[${i}]${child}`))
+
+const historyWarnings = (set: StatefulSet): string[] =>
+  typeof set.spec?.revisionHistoryLimit === 'number' && set.spec.revisionHistoryLimit < 0
+    ? ['spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended']
+    : []
 
 export default defineResource({
   group: 'apps',
@@ -276,8 +282,8 @@ export default defineResource({
       errors.push(...collisionCountKept(set.status, old.status))
       return errors
     },
-    warningsOnCreate: (set) => [...templateWarnings(set), ...claimWarnings(set)],
-    warningsOnUpdate: (set, old) => [...(sameJson(set.spec?.template, old.spec?.template) ? [] : templateWarnings(set)), ...claimWarnings(set)]
+    warningsOnCreate: (set) => [...templateWarnings(set), ...claimWarnings(set, ''), ...historyWarnings(set)],
+    warningsOnUpdate: (set, old) => [...(sameJson(set.spec, old.spec) ? [] : templateWarnings(set)), ...claimWarnings(set, '.Spec'), ...historyWarnings(set)]
   },
   podTemplate: (set) => set.spec?.template,
   columns: [

@@ -181,6 +181,14 @@ describe('statefulsets', () => {
     assert.equal(cells[4], 'img/a:1,img/b:2')
   })
 
+  it('warns of a negative history limit and of fractional claim sizes', async () => {
+    const res = await create({ metadata: { name: 'warned' }, spec: spec({ revisionHistoryLimit: -1, volumeClaimTemplates: [{ ...claimTemplate(), spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1500m' } } } }] }) })
+    assert.equal(res.statusCode, 201, res.body)
+    const warnings = String(res.headers.warning)
+    assert.ok(warnings.includes('spec.revisionHistoryLimit: a negative value retains all historical revisions; a value >= 0 is recommended'), warnings)
+    assert.ok(warnings.includes('spec.volumeClaimTemplates[0].resources.requests[storage]: fractional byte value'), warnings)
+  })
+
   it('applies a set twice with a changed image and keeps one container', async () => {
     const applied = (image: string) => JSON.stringify({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'applied' }, spec: { ...spec(), template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } } } })
     const apply = async (image: string) => await app().request({ method: 'PATCH', url: `${named('applied')}?fieldManager=deployer`, payload: applied(image), headers: { 'content-type': 'application/apply-patch+yaml' } })
