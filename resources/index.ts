@@ -40,6 +40,9 @@ import horizontalpodautoscalers from './horizontalpodautoscalers.js'
 import deployments from './deployments.js'
 import replicasets from './replicasets.js'
 import replicationcontrollers from './replicationcontrollers.js'
+import statefulsets from './statefulsets.js'
+import daemonsets from './daemonsets.js'
+import controllerrevisions from './controllerrevisions.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -81,5 +84,8 @@ export const RESOURCES: readonly Resource[] = [
   horizontalpodautoscalers,
   deployments,
   replicasets,
-  replicationcontrollers
+  replicationcontrollers,
+  statefulsets,
+  daemonsets,
+  controllerrevisions
 ]
