@@ -6,7 +6,7 @@ import { defineResource, type AnyObject, type FieldError } from './define.js'
 import { AGE_COLUMN, Int64, objectSchema } from './meta.js'
 import { immutable } from './core-types.js'
 import { keepZero } from './protobuf.js'
-import { nonNegative } from './set-validation.js'
+import { nonNegative } from './workload-validation.js'
 
 const schema = objectSchema('apps/v1', 'ControllerRevision', {
   data: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { 'x-kubernetes-map-type': 'atomic', description: 'Data is the serialized representation of the state.' })),

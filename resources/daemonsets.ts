@@ -10,10 +10,9 @@ import { defaultPodTemplate, PodTemplateSpec, validatePodTemplate } from './pod-
 import { labelSelectorText } from './label-selector.js'
 import { podSpecWarnings } from './deprecation-warnings.js'
 import { keepZero, message } from './protobuf.js'
-import {
-  collisionCountKept, containerColumns, intOrPercentValue, nonNegative, nonNegativeCounts, notOver100Percent, sameJson,
-  selectorConvertible, selectorSelects, validateIntOrPercent, validateTemplateRestarts
-} from './set-validation.js'
+import { nonNegativeCounts, sameJson, selectorConvertible, selectorSelects } from './set-validation.js'
+import { collisionCountKept, intOrPercentValue, isNotMoreThan100Percent, nonNegative, runnableTemplate, validatePositiveIntOrPercent } from './workload-validation.js'
+import { templateColumns } from './workload-columns.js'
 
 const opt = Type.Optional
 const struct = { additionalProperties: false }
@@ -92,10 +91,10 @@ function defaultSpec (ds: DaemonSet): void {
 function validateRollingUpdate (rollingUpdate: AnyObject, at: string): FieldError[] {
   const { maxUnavailable, maxSurge } = rollingUpdate
   const errors = [
-    ...validateIntOrPercent(maxUnavailable, `${at}.maxUnavailable`),
-    ...validateIntOrPercent(maxSurge, `${at}.maxSurge`),
-    ...notOver100Percent(maxUnavailable, `${at}.maxUnavailable`),
-    ...notOver100Percent(maxSurge, `${at}.maxSurge`)
+    ...validatePositiveIntOrPercent(maxUnavailable, `${at}.maxUnavailable`),
+    ...validatePositiveIntOrPercent(maxSurge, `${at}.maxSurge`),
+    ...isNotMoreThan100Percent(maxUnavailable, `${at}.maxUnavailable`),
+    ...isNotMoreThan100Percent(maxSurge, `${at}.maxSurge`)
   ]
   const hasUnavailable = intOrPercentValue(maxUnavailable) !== 0
   const hasSurge = intOrPercentValue(maxSurge) !== 0
@@ -127,7 +126,7 @@ function validateSpec (spec: AnyObject): FieldError[] {
     errors.push({ type: 'Invalid', field: 'spec.selector', value: selector, detail: 'empty selector is invalid for daemonset' })
   }
   errors.push(...validatePodTemplate(spec.template ?? {}, 'spec.template'))
-  errors.push(...validateTemplateRestarts(spec.template, 'DaemonSet'))
+  errors.push(...runnableTemplate(spec.template ?? {}, 'spec.template', 'DaemonSet'))
   errors.push(...nonNegative(spec.minReadySeconds, 'spec.minReadySeconds'))
   errors.push(...validateUpdateStrategy(spec.updateStrategy ?? {}))
   errors.push(...nonNegative(spec.revisionHistoryLimit, 'spec.revisionHistoryLimit'))
@@ -178,7 +177,7 @@ export default defineResource({
     { name: 'Available', type: 'integer', description: 'The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)', value: (d: DaemonSet) => count(d.status?.numberAvailable) },
     { name: 'Node Selector', type: 'string', description: "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/", value: (d: DaemonSet) => labelsText(d.spec?.template?.spec?.nodeSelector) },
     AGE_COLUMN,
-    ...containerColumns<DaemonSet>((d) => d.spec?.template),
+    ...templateColumns((d) => d.spec?.template),
     { name: 'Selector', type: 'string', priority: 1, description: 'A label query over pods that are managed by the daemon set. Must match in order to be controlled. If empty, defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors', value: (d: DaemonSet) => labelSelectorText(d.spec?.selector) || '<none>' }
   ],
   example: {

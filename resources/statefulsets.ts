@@ -14,10 +14,9 @@ import { claimSpecWarnings, podSpecWarnings } from './deprecation-warnings.js'
 import { dnsLabelProblems, invalidEach, validateAnnotations, validateLabels } from './validation.js'
 import { JSON_ONLY, keepZero, message } from './protobuf.js'
 import persistentvolumeclaims from './persistentvolumeclaims.js'
-import {
-  collisionCountKept, containerColumns, intOrPercentValue, nonNegative, nonNegativeCounts, notOver100Percent, sameJson,
-  selectorConvertible, selectorSelects, validateIntOrPercent, validateTemplateRestarts
-} from './set-validation.js'
+import { nonNegativeCounts, sameJson, selectorConvertible, selectorSelects } from './set-validation.js'
+import { collisionCountKept, intOrPercentValue, isNotMoreThan100Percent, nonNegative, runnableTemplate, validatePositiveIntOrPercent } from './workload-validation.js'
+import { templateColumns } from './workload-columns.js'
 
 const opt = Type.Optional
 const struct = { additionalProperties: false }
@@ -151,9 +150,9 @@ function validateRollingUpdate (rollingUpdate: AnyObject, at: string): FieldErro
   const errors = nonNegative(rollingUpdate.partition, `${at}.partition`)
   const maxUnavailable = rollingUpdate.maxUnavailable
   if (maxUnavailable != null) {
-    errors.push(...validateIntOrPercent(maxUnavailable, `${at}.maxUnavailable`))
+    errors.push(...validatePositiveIntOrPercent(maxUnavailable, `${at}.maxUnavailable`))
     if (intOrPercentValue(maxUnavailable) === 0) errors.push({ type: 'Invalid', field: `${at}.maxUnavailable`, value: maxUnavailable, detail: 'cannot be 0' })
-    errors.push(...notOver100Percent(maxUnavailable, `${at}.maxUnavailable`))
+    errors.push(...isNotMoreThan100Percent(maxUnavailable, `${at}.maxUnavailable`))
   }
   return errors
 }
@@ -210,7 +209,7 @@ function validateSpec (spec: AnyObject): FieldError[] {
   }
   if (!selectorConvertible(selector, 'spec.selector')) errors.push({ type: 'Invalid', field: 'spec.selector', value: selector, detail: '' })
   else errors.push(...validateTemplate(spec.template, selector))
-  errors.push(...validateTemplateRestarts(spec.template, 'StatefulSet'))
+  errors.push(...runnableTemplate(spec.template ?? {}, 'spec.template', 'StatefulSet'))
   return errors
 }
 
@@ -289,7 +288,7 @@ export default defineResource({
   columns: [
     { name: 'Ready', type: 'string', description: 'Number of the pod with ready state', value: (s: StatefulSet) => `${Number(s.status?.readyReplicas ?? 0)}/${Number(s.spec?.replicas ?? 0)}` },
     AGE_COLUMN,
-    ...containerColumns<StatefulSet>((s) => s.spec?.template)
+    ...templateColumns((s) => s.spec?.template)
   ],
   example: {
     metadata: { name: 'web' },

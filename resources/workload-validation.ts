@@ -19,11 +19,11 @@ export function nonNegative (value: unknown, field: string): FieldError[] {
 const PERCENT = /^[0-9]+%$/
 const PERCENT_DETAIL = "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')"
 
-/** ValidatePositiveIntOrPercent: a non-negative integer, or a percent string. */
+/** ValidatePositiveIntOrPercent: a non-negative integer, or a percent string; nothing for an unset one. */
 export function validatePositiveIntOrPercent (value: unknown, field: string): FieldError[] {
   if (typeof value === 'string') return PERCENT.test(value) ? [] : [{ type: 'Invalid', field, value, detail: PERCENT_DETAIL }]
   if (typeof value === 'number') return nonNegative(value, field)
-  return [{ type: 'Invalid', field, value, detail: "must be an integer or percentage (e.g '5%')" }]
+  return value == null ? [] : [{ type: 'Invalid', field, value, detail: "must be an integer or percentage (e.g '5%')" }]
 }
 
 /** A percent string's number, undefined for anything else (getPercentValue). */
@@ -49,10 +49,10 @@ export function isNotMoreThan100Percent (value: unknown, field: string): FieldEr
 }
 
 /** How a workload names itself where its template rules speak of it. */
-export type WorkloadWord = 'ReplicaSet' | 'ReplicationController'
+export type WorkloadWord = 'ReplicaSet' | 'ReplicationController' | 'StatefulSet' | 'DaemonSet'
 
-/** The ReplicaSet controller's demands of a template: pods that restart, and run without deadline. */
-function runnableTemplate (template: AnyObject, at: string, word: WorkloadWord): FieldError[] {
+/** A replica-keeping controller's demands of a template: pods that restart, and run without deadline. */
+export function runnableTemplate (template: AnyObject, at: string, word: WorkloadWord): FieldError[] {
   const errors: FieldError[] = []
   const spec = template.spec ?? {}
   if (spec.restartPolicy !== 'Always') errors.push({ type: 'NotSupported', field: `${at}.spec.restartPolicy`, value: spec.restartPolicy ?? '', supported: ['Always'] })
