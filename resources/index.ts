@@ -36,6 +36,8 @@ import runtimeclasses from './runtimeclasses.js'
 import services from './services.js'
 import tokenreviews from './tokenreviews.js'
 import customresourcedefinitions from './customresourcedefinitions.js'
+import jobs from './jobs.js'
+import cronjobs from './cronjobs.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -73,5 +75,7 @@ export const RESOURCES: readonly Resource[] = [
   runtimeclasses,
   services,
   tokenreviews,
-  customresourcedefinitions
+  customresourcedefinitions,
+  jobs,
+  cronjobs
 ]
