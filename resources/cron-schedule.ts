@@ -217,6 +217,8 @@ export function goDurationError (orig: string): string | undefined {
  * to another zone cannot be checked for case and is taken as written.
  */
 export function isKnownTimeZone (name: string): boolean {
+  // Every database name starts with a letter; Intl also takes UTC offsets (`+05:00`), Go does not.
+  if (!/^[A-Za-z]/.test(name) || name.includes(':')) return false
   let resolved: string
   try {
     resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone

@@ -381,13 +381,14 @@ export default defineResource({
       if (job.spec!.manualSelector !== true) generateSelector(job)
     },
     prepareForUpdate (job) { defaultJob(job) },
-    validate: validateJob,
-    validateCreate: (job) => validateGeneratedSelector(job, true),
+    // ValidateJob's first rule depends on the stored Job, so each path runs all of it in order.
+    validateCreate: (job) => [...validateGeneratedSelector(job, true), ...validateJob(job)],
     validateUpdate (job, old) {
       // Scheduling directives stay mutable only for a Job suspended before it ever started.
       const schedulingMutable = old.spec?.suspend === true && old.status?.startTime == null
       return [
         ...validateGeneratedSelector(job, hadPrefixedLabels(old)),
+        ...validateJob(job),
         ...validateSpecUpdate(job.spec ?? {}, old.spec ?? {}, schedulingMutable),
         ...validateStatusUpdate(job, old)
       ]

@@ -281,6 +281,19 @@ describe('batch/v1 Job', () => {
     assert.deepEqual(row('transitions').slice(1, 4), ['Complete', '1/1', '60s'])
   })
 
+  it('keeps the generated selector and labels across server-side applies that never name them', async () => {
+    const body = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'applied' }, spec: { template: template() } }
+    const apply = (b: Obj) => app().request({ method: 'PATCH', url: `${jobs}/applied?fieldManager=kubectl`, headers: { 'content-type': 'application/apply-patch+yaml' }, payload: JSON.stringify(b) })
+    const first = await apply(body)
+    assert.equal(first.statusCode, 201, first.body)
+    const second = await apply({ ...body, spec: { ...body.spec, backoffLimit: 3 } })
+    assert.equal(second.statusCode, 200, second.body)
+    const uid = first.json().metadata.uid
+    assert.deepEqual(second.json().spec.selector, { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } })
+    assert.equal(second.json().spec.template.metadata.labels['controller-uid'], uid)
+    assert.equal(second.json().spec.backoffLimit, 3)
+  })
+
   it('is in the all category with no short name, and serves jobs/status', async () => {
     const discovery = (await app().request({ method: 'GET', url: '/apis/batch/v1' })).json()
     const r = discovery.resources.find((x: Obj) => x.name === 'jobs')
