@@ -43,6 +43,8 @@ import replicationcontrollers from './replicationcontrollers.js'
 import statefulsets from './statefulsets.js'
 import daemonsets from './daemonsets.js'
 import controllerrevisions from './controllerrevisions.js'
+import jobs from './jobs.js'
+import cronjobs from './cronjobs.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -87,5 +89,7 @@ export const RESOURCES: readonly Resource[] = [
   replicationcontrollers,
   statefulsets,
   daemonsets,
-  controllerrevisions
+  controllerrevisions,
+  jobs,
+  cronjobs
 ]

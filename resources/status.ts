@@ -140,8 +140,18 @@ const quote = (v: unknown): string => {
   return JSON.stringify(v)
 }
 
+/**
+ * The value of a field error that names no value (the reference's field.OmitValueType): the
+ * text is the error type and the detail alone (`Invalid value: detail`).
+ */
+export const OMITTED_VALUE: unique symbol = Symbol('omitted value')
+
 /** The k8s text of one field error: `Invalid value: "x": detail`. */
 export function fieldErrorText (e: FieldError): string {
+  if (e.value === OMITTED_VALUE && e.type !== 'Required' && e.type !== 'Forbidden' && e.type !== 'TooLong' && e.type !== 'Unknown') {
+    const name = fieldErrorText({ ...e, value: undefined, detail: undefined, supported: undefined }).split(':')[0]!
+    return `${name}${e.detail ? `: ${e.detail}` : ''}`
+  }
   switch (e.type) {
     case 'Required': return `Required value${e.detail ? `: ${e.detail}` : ''}`
     case 'Forbidden': return `Forbidden${e.detail ? `: ${e.detail}` : ''}`
