@@ -6,7 +6,6 @@ import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, OPTIM
 import { type AnyObject, type Pools, type RequestContext, type Resource, type StreamLocation, type VirtualContext } from '../../resources/define.js'
 import { StorageError, type Storage, type StoredObject, type WatchCache } from '../../storage/interface.js'
 import type { AdmissionChain } from '../../resources/admission.js'
-import { randomNameSuffix } from '../../resources/meta.js'
 import { dedupOwnerReferences } from '../../resources/owner-references.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'
 import { validateMetadata } from './metadata-validation.js'
@@ -28,6 +27,11 @@ const RETRY_CONFLICTS_MS = 60_000
 const MAX_PRECONDITION_ATTEMPTS = 8
 const GENERATE_NAME_ATTEMPTS = 8
 
+/** A create whose generated name another object holds: tried again under a new name. */
+class GeneratedNameTaken extends Error {
+  constructor (readonly takenName: string, override readonly cause: StorageError) { super(`generated name ${takenName} is taken`) }
+}
+
 /** The current time to the second, as metadata timestamps spell it; formatted once a second. */
 export const now = (): string => {
   const second = Math.floor(Date.now() / 1000)
@@ -36,7 +40,6 @@ export const now = (): string => {
 }
 let nowCache = { second: -1, text: '' }
 
-const suffix = randomNameSuffix
 const NO_POOLS: Pools = { get: () => undefined, names: () => [] }
 
 /** The value with `metadata.resourceVersion` removed, for comparing writes that change nothing. */
@@ -167,8 +170,26 @@ export class GenericStore extends StoreReads implements ResourceStore {
     dedupOwnerReferences(obj, caller.warnings, false)
     await this.admission.mutate(attrs)
     dedupOwnerReferences(obj, caller.warnings, true)
+    // A generated name that is taken is generated anew and the whole create runs again on a
+    // fresh copy of the admitted object (the reference's RetryGenerateName): what the strategy
+    // derives from the name (a Job's labels) follows it.
+    const named = typeof obj.metadata?.name === 'string' && obj.metadata.name !== ''
+    const admitted = named ? undefined : structuredClone(obj)
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.createAdmitted(attempt === 1 ? obj : structuredClone(admitted!), namespace, attrs, opts, caller)
+      } catch (err) {
+        if (!(err instanceof GeneratedNameTaken)) throw err
+        if (attempt >= GENERATE_NAME_ATTEMPTS) throw this.translateError(err.cause, err.takenName)
+      }
+    }
+  }
+
+  /** The create after mutating admission: metadata settled, the strategy, validation, the write. */
+  private async createAdmitted (obj: AnyObject, namespace: string, attrs: ReturnType<typeof admissionAttributes>, opts: WriteOptions & Ownership, caller: Caller): Promise<{ json: string, object: AnyObject }> {
     const generated = settleCreatedMetadata(this.resource, obj, namespace, now())
     const meta = obj.metadata
+    attrs.object = obj
     attrs.name = meta.name ?? ''
     const ctx = this.context(namespace, caller, opts.dryRun, meta.name ?? '')
     if (this.resource.subresources.status !== undefined && this.resource.subresources.status.keepOnCreate !== true) delete obj.status
@@ -190,18 +211,13 @@ export class GenericStore extends StoreReads implements ResourceStore {
         if (!generated && await this.readRecent(this.key(namespace, obj.metadata.name), obj.metadata.name) !== undefined) throw alreadyExists(this.gr, obj.metadata.name)
         return { json: JSON.stringify(obj), object: obj }
       }
-      for (let attempt = 1; ; attempt++) {
-        try {
-          const stored = await this.write({ type: 'create', key: this.key(namespace, obj.metadata.name), value: obj as any })
-          written = true
-          return { json: stored.json, object: obj }
-        } catch (err) {
-          if (generated && err instanceof StorageError && err.code === 'KeyExists' && attempt < GENERATE_NAME_ATTEMPTS) {
-            obj.metadata.name = `${meta.generateName as string}${suffix()}`
-            continue
-          }
-          throw this.translateError(err, obj.metadata.name)
-        }
+      try {
+        const stored = await this.write({ type: 'create', key: this.key(namespace, obj.metadata.name), value: obj as any })
+        written = true
+        return { json: stored.json, object: obj }
+      } catch (err) {
+        if (generated && err instanceof StorageError && err.code === 'KeyExists') throw new GeneratedNameTaken(obj.metadata.name, err)
+        throw this.translateError(err, obj.metadata.name)
       }
     } finally {
       await finish?.(written)

@@ -65,6 +65,27 @@ test('generateName, uid, creationTimestamp and resourceVersion are the server\'s
   assert.equal(missing.json().details.causes[0].field, 'metadata.name')
 })
 
+test('a generated name that is taken is generated again, and the whole create runs on it', async (t) => {
+  const app = await buildTestApp(t)
+  const JOBS = '/apis/batch/v1/namespaces/default/jobs'
+  const job = (metadata: Record<string, string>) => ({ metadata, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'pi', image: 'perl' }] } } } })
+  assert.equal((await app.request({ method: 'POST', url: JOBS, payload: job({ name: 'pi-bbbbb' }) })).statusCode, 201)
+  // The first suffix drawn is the taken one's (the first letter five times), the next another.
+  const random = Math.random
+  let draws = 0
+  t.after(() => { Math.random = random })
+  Math.random = () => draws++ < 5 ? 0 : random()
+  const res = await app.request({ method: 'POST', url: JOBS, payload: job({ generateName: 'pi-' }) })
+  Math.random = random
+  assert.equal(res.statusCode, 201, res.body)
+  const created = res.json()
+  assert.match(created.metadata.name, /^pi-[bcdfghjklmnpqrstvwxz2456789]{5}$/)
+  assert.notEqual(created.metadata.name, 'pi-bbbbb')
+  // What the strategy derives from the name and uid is the stored object's own.
+  assert.equal(created.spec.template.metadata.labels['batch.kubernetes.io/job-name'], created.metadata.name)
+  assert.equal(created.spec.selector.matchLabels['batch.kubernetes.io/controller-uid'], created.metadata.uid)
+})
+
 test('stale resourceVersion is a Conflict; a missing one retries', async (t) => {
   const app = await buildTestApp(t)
   const created = (await app.request({ method: 'POST', url: CM, payload: { metadata: { name: 'c' }, data: { n: '0' } } })).json()
