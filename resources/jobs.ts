@@ -379,6 +379,9 @@ export default defineResource({
     prepareForCreate (job) {
       defaultJob(job)
       if (job.spec!.manualSelector !== true) generateSelector(job)
+      // The reference defaults the Job again as it reads it back from storage, so a Job created
+      // without labels answers with its pods' generated ones.
+      defaultJob(job)
     },
     prepareForUpdate (job) { defaultJob(job) },
     // ValidateJob's first rule depends on the stored Job, so each path runs all of it in order.

@@ -151,11 +151,13 @@ describe('batch/v1 Job', () => {
     assert.deepEqual(j.metadata.labels, { app: 'batch' })
   })
 
-  it('keeps a Job\'s own labels, and gives none when the template has none', async () => {
+  it('keeps a Job\'s own labels, and gives the pods\' generated ones when the template has none', async () => {
     const own = (await create({ metadata: { name: 'own', labels: { team: 'a' } }, spec: { template: template({}, { labels: { app: 'b' } }) } }, 'own')).json()
     assert.deepEqual(own.metadata.labels, { team: 'a' })
+    // As the reference's Job read back from storage (defaulted again after the selector was made).
     const none = (await create(job(), 'unlabelled')).json()
-    assert.equal(none.metadata.labels, undefined)
+    const uid = none.metadata.uid
+    assert.deepEqual(none.metadata.labels, { 'job-name': 'unlabelled', 'batch.kubernetes.io/job-name': 'unlabelled', 'controller-uid': uid, 'batch.kubernetes.io/controller-uid': uid })
   })
 
   it('generates a name-based label from generateName', async () => {
