@@ -198,7 +198,7 @@ export const PodSpec = S({
   dnsConfig: opt(PodDNSConfig),
   readinessGates: opt(AtomicList(S({ conditionType: Type.String() }, { ...closed, ...message('PodReadinessGate', { conditionType: 1 }) }))),
   runtimeClassName: opt(Type.String()),
-  enableServiceLinks: opt(Type.Boolean({ default: true })),
+  enableServiceLinks: opt(Type.Boolean()),
   preemptionPolicy: opt(Type.String()),
   overhead: opt(ResourceList()),
   topologySpreadConstraints: opt(MapList(TopologySpreadConstraint, ['topologyKey', 'whenUnsatisfiable'])),
@@ -265,7 +265,10 @@ function pullPolicyFor (image: string | undefined): string {
   return image.includes('@') || (tag !== undefined && tag !== 'latest') ? 'IfNotPresent' : 'Always'
 }
 
-/** The defaults a schema cannot express: pull policy from the image, the service account alias, requests from limits. */
+/**
+ * The defaults of every pod spec a schema cannot express (a Pod's or a template's): pull policy
+ * from the image, the service account alias, empty directories. What only a Pod gets is in pods.ts.
+ */
 export function defaultPodSpec (spec: Spec | undefined): void {
   if (spec === undefined) return
   spec.securityContext ??= {}
@@ -275,11 +278,6 @@ export function defaultPodSpec (spec: Spec | undefined): void {
   for (const v of spec.volumes ?? []) if (Object.keys(v).length === 1 && 'name' in v) v.emptyDir = {}
   for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
     c.imagePullPolicy ??= pullPolicyFor(c.image)
-    // Requests default to limits where only limits are given.
-    if (c.resources?.limits !== undefined) {
-      c.resources.requests ??= {}
-      for (const [k, v] of Object.entries(c.resources.limits)) c.resources.requests[k] ??= v
-    }
   }
 }
 

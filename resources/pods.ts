@@ -58,6 +58,23 @@ const schema = objectSchema('v1', 'Pod', {
 
 type Pod = Record<string, any>
 
+/**
+ * What the reference's SetDefaults_Pod adds to a Pod's spec and not to a template's: service
+ * links on, and requests equal to the limits where only limits are given.
+ */
+function defaultPod (pod: Pod): void {
+  const spec = pod.spec
+  defaultPodSpec(spec)
+  if (spec === undefined) return
+  spec.enableServiceLinks ??= true
+  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
+    if (c.resources?.limits !== undefined) {
+      c.resources.requests ??= {}
+      for (const [k, v] of Object.entries(c.resources.limits)) c.resources.requests[k] ??= v
+    }
+  }
+}
+
 const UPDATE_FORBIDDEN = 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)'
 
 /** QoS class: Guaranteed when every container has equal cpu and memory limits and requests, BestEffort when none has any. */
@@ -136,10 +153,10 @@ export default defineResource({
   subresources: { status: statusSubresource(['deletionTimestamp', 'ownerReferences']), ...podStreamSubresources },
   strategy: {
     prepareForCreate (pod) {
-      defaultPodSpec(pod.spec)
+      defaultPod(pod)
       pod.status = { phase: 'Pending', qosClass: qosClass(pod) }
     },
-    prepareForUpdate: (pod) => { defaultPodSpec(pod.spec) },
+    prepareForUpdate: (pod) => { defaultPod(pod) },
     validate: (pod) => validatePodSpec(pod.spec),
     validateUpdate,
     ...warnOnWrite((pod: Pod) => podSpecWarnings(pod.spec, pod.metadata))
