@@ -152,6 +152,14 @@ export interface SubresourceDefinition<T = AnyObject> {
    */
   create? (ctx: RequestContext, parent: T, body: AnyObject): Promise<AnyObject> | AnyObject
   /**
+   * POST on `<item>/<sub>` that changes the stored parent by a request object (pods/binding
+   * takes a Binding): the parent with the request applied, or an ApiError thrown (409 when the
+   * parent cannot take it). Stored by compare-and-swap without the kind's update rules, as the
+   * reference's subresource storage writes it (this hook is the whole rule), and answered with a
+   * Success Status (201).
+   */
+  changeParent? (request: AnyObject, parent: T, ctx: RequestContext): T
+  /**
    * The type of what `create` takes when it is another kind than the parent's (serviceaccounts/token
    * takes an authentication-group TokenRequest): request bodies are decoded and checked as it.
    */

@@ -8,6 +8,7 @@ import { AtomicList, Condition, MapList } from './core-types.js'
 import { ContainerStatus, PodResourceClaimStatus } from './pod-types.js'
 import { defaultPodSpec, PodSpec, validatePodSpec } from './pod-spec.js'
 import { podStreamSubresources } from './pod-streams.js'
+import { bindingSubresource } from './pod-binding.js'
 import { podSpecWarnings, warnOnWrite } from './deprecation-warnings.js'
 import { message, wireOnly } from './protobuf.js'
 
@@ -150,7 +151,7 @@ export default defineResource({
   generation: false,
   deleteReturns: 'Object',
   // Old node agents corrupt owner references: pods/status never changes them (as upstream).
-  subresources: { status: statusSubresource(['deletionTimestamp', 'ownerReferences']), ...podStreamSubresources },
+  subresources: { status: statusSubresource(['deletionTimestamp', 'ownerReferences']), binding: bindingSubresource, ...podStreamSubresources },
   strategy: {
     prepareForCreate (pod) {
       defaultPod(pod)

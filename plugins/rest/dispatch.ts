@@ -33,7 +33,7 @@ const SUBRESOURCE_VERBS: readonly Verb[] = ['get', 'update', 'patch']
 function verbAllowed (verb: Verb, info: RequestInfo, r: Resource, subVerbs: readonly Verb[]): boolean {
   const sub = info.subresource
   if (!subVerbs.includes(verb)) return false
-  if (verb === 'create' && sub !== '') return info.name !== '' && r.subresources[sub]!.create !== undefined
+  if (verb === 'create' && sub !== '') return info.name !== '' && (r.subresources[sub]!.create !== undefined || r.subresources[sub]!.changeParent !== undefined)
   if (info.name === '') {
     // Across namespaces a namespaced kind can only be listed or watched.
     if (r.namespaced && info.namespace === '') return verb === 'list' || verb === 'watch'

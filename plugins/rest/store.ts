@@ -147,6 +147,39 @@ export class GenericStore extends StoreReads implements ResourceStore {
   }
 
   /**
+   * POST on `<item>/<sub>` that changes the parent (pods/binding): admission sees the request
+   * object (CREATE on the subresource), then the subresource's changeParent is applied to the
+   * stored parent and written by compare-and-swap, read again and retried on a conflict.
+   */
+  async changeThroughSubresource (namespace: string, name: string, sub: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<void> {
+    const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CREATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: body })
+    await this.admission.mutate(attrs)
+    await this.admission.validate(attrs)
+    const request = attrs.object ?? body
+    const change = this.resource.subresources[sub]!.changeParent!
+    const ctx = this.context(namespace, caller, opts.dryRun, name)
+    const key = this.key(namespace, name)
+    const deadline = Date.now() + RETRY_CONFLICTS_MS
+    let atLeast: number | undefined
+    for (let recent = true; ; recent = false) {
+      const current = recent ? await this.readRecent(key, name) : await this.readCurrent(key, name, atLeast)
+      if (current === undefined) throw notFound(this.gr, name)
+      const obj = change(request, JSON.parse(current.json) as AnyObject, ctx)
+      if (opts.dryRun) return
+      try {
+        await this.write({ type: 'update', key: current.key, value: obj as any, expectRevision: current.revision })
+        return
+      } catch (err) {
+        if (err instanceof StorageError && err.code === 'Conflict' && Date.now() < deadline) {
+          atLeast = err.revision
+          continue
+        }
+        throw this.translateError(err, name)
+      }
+    }
+  }
+
+  /**
    * A CONNECT subresource: admission sees the options (operation CONNECT, before the parent is
    * read, as the reference handler orders it), then the kind locates the parent's stream.
    */

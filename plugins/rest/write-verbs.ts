@@ -41,6 +41,11 @@ export async function createOnSubresource (call: RestCall): Promise<unknown> {
   const requestKind = call.stored.subresources[call.subresource]!.requestKind
   const body = requestKind === undefined ? decodeServed(call, call.stored.kind) : decodeRequestObject(call.request, requestKind.kind, requestKind.apiVersion)
   if (requestKind !== undefined) checkTypeMeta(body, requestKind)
+  if (call.stored.subresources[call.subresource]!.changeParent !== undefined) {
+    await call.store.changeThroughSubresource(call.namespace, call.info.name, call.subresource, body, o, c)
+    relay(call.reply, c)
+    return sendDocument(call.reply, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }, call.enc)
+  }
   const answer = await call.store.createOnSubresource(call.namespace, call.info.name, call.subresource, body, o, c)
   relay(call.reply, c)
   return sendDocument(call.reply, 201, answer, call.enc)
