@@ -2,6 +2,7 @@
 // the status the disruption controller computes for it (pkg/controller/disruption), and whether
 // an eviction may delete a pod now (pkg/registry/core/pod/storage/eviction.go), so that the
 // controller and the eviction subresource share one reading of the rules.
+import { isDeepStrictEqual } from 'node:util'
 import type { AnyObject } from './define.js'
 import { ApiError, forbidden } from './status.js'
 import { labelSelectorMatches } from './label-selector.js'
@@ -142,13 +143,12 @@ export function syncBudgetStatus (pdb: AnyObject, namespacePods: AnyObject[], re
     counts = expectedCounts(pdb, pods, readScale)
   } catch (err) {
     // failSafe: no disruption while the budget cannot be computed.
-    return {
-      status: {
-        ...old,
-        disruptionsAllowed: 0,
-        conditions: withCondition(old.conditions, { type: DISRUPTION_ALLOWED, status: 'False', reason: REASONS.syncFailed, message: (err as Error).message, observedGeneration: old.observedGeneration }, now)
-      }
+    const status = {
+      ...old,
+      disruptionsAllowed: 0,
+      conditions: withCondition(old.conditions, { type: DISRUPTION_ALLOWED, status: 'False', reason: REASONS.syncFailed, message: (err as Error).message, observedGeneration: old.observedGeneration }, now)
     }
+    return isDeepStrictEqual(status, old) ? {} : { status }
   }
   // buildDisruptedPodMap: entries of pods not yet deleted, until their time is up.
   const disruptedPods: Record<string, string> = {}
