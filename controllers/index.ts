@@ -26,6 +26,7 @@ import resourceQuotaController from './resource-quota.js'
 import kubernetesService from './kubernetes-service.js'
 import valuePoolRepair from './value-pool-repair.js'
 import crdNaming from './crd-naming.js'
+import disruptionController from './disruption.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -64,6 +65,7 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'resourcequota', plugin: resourceQuotaController, enabled: 'default' },
   { name: 'kubernetes-service', plugin: kubernetesService, enabled: 'always', options: ctx => ctx.kubernetesService },
   { name: 'value-pool-repair', plugin: valuePoolRepair, enabled: 'always' },
+  { name: 'disruption', plugin: disruptionController, enabled: 'default' },
   // The apiextensions server's own controllers (naming, establishing, finalizer): not kube-controller-manager's, so no --controllers switch.
   { name: 'apiextensions', plugin: crdNaming, enabled: 'always' }
 ]

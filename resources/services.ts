@@ -84,7 +84,7 @@ const schema = objectSchema('v1', 'Service', {
   }))),
   status: opt(S({
     loadBalancer: opt(LoadBalancerStatus),
-    conditions: opt(MapList(Condition(message('meta.v1.Condition', { type: 1, status: 2, lastProbeTime: JSON_ONLY, lastTransitionTime: 4, reason: 5, message: 6 }, undefined, { observedGeneration: wireOnly(3, Int64()) })), ['type']))
+    conditions: opt(MapList(Condition(message('meta.v1.Condition', { type: keepZero(1), status: keepZero(2), lastProbeTime: JSON_ONLY, lastTransitionTime: 4, reason: keepZero(5), message: keepZero(6) }, undefined, { observedGeneration: wireOnly(3, Int64()) })), ['type']))
   }, message('ServiceStatus', { loadBalancer: 1, conditions: 2 })))
 }, 'Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.', { spec: 2, status: 3 })
 
