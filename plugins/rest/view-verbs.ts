@@ -31,16 +31,17 @@ export async function updateView (call: RestCall): Promise<unknown> {
 export async function patchView (call: RestCall): Promise<unknown> {
   const type = mediaType(call.request)
   const view = viewOf(call)
-  // A view has no schema of its own here: JSON and merge patches apply to it, as they need none;
-  // an apply patch is applied to the parent, its fields owned there.
-  const served = Object.keys(PATCH_TYPES).filter(t => PATCH_TYPES[t] !== 'strategic')
+  // A view has no lists to merge by key: a strategic merge patch merges it as a merge patch does
+  // (refused where the parent takes none, a custom resource's); an apply patch is applied to the
+  // parent, its fields owned there.
+  const served = Object.keys(PATCH_TYPES).filter(t => PATCH_TYPES[t] !== 'strategic' || call.stored.strategicMerge !== false)
   if (!served.includes(type)) throw unsupportedMediaType(type, served)
   const o = parseWriteOptions(call.query, 'PatchOptions', PATCH_TYPES[type] === 'apply')
   const c = callerOf(call, o.fieldManager)
   const patch = decodeBody(call.request, [type], () => badRequest(`error decoding patch: ${DEPTH_ERROR}`))
   if (PATCH_TYPES[type] === 'apply') return await applyView(call, o, c, patch)
   return await writeView(call, o, c, (current) => {
-    const patched = applyPatch(PATCH_TYPES[type] as Exclude<PatchType, 'apply' | 'strategic'>, current, patch, { type: 'object' } as never)
+    const patched = applyPatch(PATCH_TYPES[type] as Exclude<PatchType, 'apply'>, current, patch, { type: 'object' } as never)
     checkTypeMeta(patched, view)
     // A patch naming no resourceVersion is unconditional.
     if (!mentionsResourceVersion(patch)) delete (patched.metadata as AnyObject | undefined)?.resourceVersion

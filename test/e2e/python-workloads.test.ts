@@ -30,7 +30,7 @@ test('python client: deployments, their scale, jobs, cronjobs and autoscalers', 
     'owned collected': { gone: true },
     'job created': { completions: 1, parallelism: 1, backoffLimit: 6, completionMode: 'NonIndexed', selected: true },
     'cronjob created': { concurrencyPolicy: 'Allow', successful: 3, failed: 1, suspend: false },
-    'hpa v2 created': { minReplicas: 1 },
-    'hpa v1 read': { target: 60, maxReplicas: 5 }
+    'hpa v1 created': { minReplicas: 1, target: 60 },
+    'hpa v2 read': { apiVersion: 'autoscaling/v2', metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 60 } } }], maxReplicas: 5 }
   })
 })
