@@ -45,6 +45,7 @@ import daemonsets from './daemonsets.js'
 import controllerrevisions from './controllerrevisions.js'
 import jobs from './jobs.js'
 import cronjobs from './cronjobs.js'
+import networkpolicies from './networkpolicies.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -91,5 +92,6 @@ export const RESOURCES: readonly Resource[] = [
   daemonsets,
   controllerrevisions,
   jobs,
-  cronjobs
+  cronjobs,
+  networkpolicies
 ]
