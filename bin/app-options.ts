@@ -59,6 +59,11 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
     services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
     securePort: flags.securePort,
+    nodeLifecycle: {
+      monitorPeriodMs: flags.nodeMonitorPeriodMs,
+      gracePeriodMs: flags.nodeMonitorGracePeriodMs,
+      startupGracePeriodMs: flags.nodeStartupGracePeriodMs
+    },
     leaderElection: {
       enabled: flags.leaderElect,
       leaseDurationMs: flags.leaderElectLeaseDurationMs,

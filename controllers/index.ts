@@ -27,6 +27,7 @@ import kubernetesService from './kubernetes-service.js'
 import valuePoolRepair from './value-pool-repair.js'
 import crdNaming from './crd-naming.js'
 import disruptionController from './disruption.js'
+import nodeLifecycle, { type NodeLifecycleOptions } from './node-lifecycle.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -37,6 +38,8 @@ export interface ControllerContext {
   clusterSigning?: ClusterSigningOptions
   /** The `kubernetes` Service's cluster IP (the first of the service range) and this server's port. */
   kubernetesService?: { clusterIP: string, port: number }
+  /** The node lifecycle controller's periods (--node-monitor-period and the grace periods). */
+  nodeLifecycle?: NodeLifecycleOptions
 }
 
 /** A controller: its name is the one `--controllers` uses; options undefined means it cannot run with these settings. */
@@ -66,6 +69,7 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'kubernetes-service', plugin: kubernetesService, enabled: 'always', options: ctx => ctx.kubernetesService },
   { name: 'value-pool-repair', plugin: valuePoolRepair, enabled: 'always' },
   { name: 'disruption', plugin: disruptionController, enabled: 'default' },
+  { name: 'nodelifecycle', plugin: nodeLifecycle, enabled: 'default', options: ctx => ctx.nodeLifecycle ?? {} },
   // The apiextensions server's own controllers (naming, establishing, finalizer): not kube-controller-manager's, so no --controllers switch.
   { name: 'apiextensions', plugin: crdNaming, enabled: 'always' }
 ]

@@ -46,6 +46,7 @@ import controllerrevisions from './controllerrevisions.js'
 import jobs from './jobs.js'
 import cronjobs from './cronjobs.js'
 import poddisruptionbudgets from './poddisruptionbudgets.js'
+import networkpolicies from './networkpolicies.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -93,5 +94,6 @@ export const RESOURCES: readonly Resource[] = [
   controllerrevisions,
   jobs,
   cronjobs,
-  poddisruptionbudgets
+  poddisruptionbudgets,
+  networkpolicies
 ]

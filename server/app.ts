@@ -132,7 +132,8 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
   await registerFamily(app, CONTROLLERS.filter(c => controllerEnabled(c, opts.controllers)), {
     rootCAPem: opts.rootCAPem,
     clusterSigning: opts.clusterSigning,
-    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? DEFAULT_SECURE_PORT }
+    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? DEFAULT_SECURE_PORT },
+    nodeLifecycle: opts.nodeLifecycle
   })
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.
   await app.register(leaderElection, opts.leaderElection ?? {})

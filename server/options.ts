@@ -8,6 +8,7 @@ import type { ServiceAccountOptions } from '../auth/service-account-tokens.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 import type { AuditOptions } from '../plugins/audit/index.js'
 import type { LeaderElectionOptions } from '../controllers/leader-election.js'
+import type { NodeLifecycleOptions } from '../controllers/node-lifecycle.js'
 import type { ShutdownOptions } from '../plugins/shutdown.js'
 import type { ServiceRanges } from '../resources/services.js'
 
@@ -48,6 +49,8 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
   featureGates?: Record<string, boolean>
   /** --audit-policy-file and --audit-log-*: no audit log without both a policy and a path. */
   audit?: AuditOptions
+  /** --node-monitor-period, --node-monitor-grace-period, --node-startup-grace-period: when the node lifecycle controller counts a node unreachable. */
+  nodeLifecycle?: NodeLifecycleOptions
   /** --leader-elect* flags: which replica on the database runs the controllers. */
   leaderElection?: LeaderElectionOptions
   /** Graceful close (the server process): connections finish rather than being cut at close. */

@@ -37,6 +37,18 @@ export const CONTROLLER_FLAGS = [
     help: 'The name of resource object that is used for locking during leader election.'
   }),
   flag({
+    name: 'node-monitor-period', key: 'nodeMonitorPeriodMs', kind: duration, default: 5_000, section: 'Controller manager', target: 'nodeLifecycle.monitorPeriodMs',
+    help: 'The period for syncing NodeStatus in cloud-node-lifecycle-controller.'
+  }),
+  flag({
+    name: 'node-monitor-grace-period', key: 'nodeMonitorGracePeriodMs', kind: duration, default: 50_000, section: 'Controller manager', target: 'nodeLifecycle.gracePeriodMs',
+    help: 'Amount of time which we allow running Node to be unresponsive before marking it unhealthy. Must be N times more than kubelet\'s nodeStatusUpdateFrequency, where N means number of retries allowed for kubelet to post node status.'
+  }),
+  flag({
+    name: 'node-startup-grace-period', key: 'nodeStartupGracePeriodMs', kind: duration, default: 60_000, section: 'Controller manager', target: 'nodeLifecycle.startupGracePeriodMs',
+    help: 'Amount of time which we allow starting Node to be unresponsive before marking it unhealthy.'
+  }),
+  flag({
     name: 'cluster-signing-cert-file', key: 'clusterSigningCertFile', kind: maybe(text), default: undefined, defaultText: 'the generated CA', readsFile: true, section: 'CSR signing controller', target: 'clusterSigning.certPem',
     help: 'Filename containing a PEM-encoded X509 CA certificate used to issue cluster-scoped certificates.'
   }),
