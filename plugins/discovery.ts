@@ -38,10 +38,10 @@ function apiResources (resources: Resource[], storedAs: StoredAs | undefined) {
     out.push(entry)
     for (const [sub, def] of Object.entries(r.subresources)) {
       const entry: Record<string, unknown> = { name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: def.connect?.optionsKind ?? r.kind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() }
-      if (def.view !== undefined) {
-        const { group, version, kind } = viewKind(def.view)
-        Object.assign(entry, { group, version, kind })
-      }
+      // A subresource of another kind names it (a Scale, a TokenRequest, an Eviction): kubectl
+      // drain finds the eviction's group version here.
+      const other = def.view !== undefined ? viewKind(def.view) : def.requestKind !== undefined ? viewKind(def.requestKind) : undefined
+      if (other !== undefined) Object.assign(entry, other.group === '' ? { kind: other.kind } : other)
       out.push(entry)
     }
   }

@@ -34,6 +34,7 @@ import { authorizers } from '../auth/authorizers/index.js'
 import impersonation from '../auth/impersonation.js'
 import clusterIdentity from '../auth/cluster-identity.js'
 import tokenRequest from '../auth/token-request.js'
+import podEviction from '../plugins/pod-eviction.js'
 import admission from '../admission/chain.js'
 import { ADMISSION_PLUGINS } from '../admission/index.js'
 import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
@@ -127,6 +128,7 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
 
   await registerFamily(app, AUTHENTICATORS, opts)
   await app.register(tokenRequest)
+  await app.register(podEviction)
 
   checkControllerNames(opts.controllers)
   await registerFamily(app, CONTROLLERS.filter(c => controllerEnabled(c, opts.controllers)), {
