@@ -59,6 +59,7 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
     services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
     securePort: flags.securePort,
+    advertiseAddress: flags.advertiseAddress ?? (flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? undefined : flags.bindAddress),
     leaderElection: {
       enabled: flags.leaderElect,
       leaseDurationMs: flags.leaderElectLeaseDurationMs,

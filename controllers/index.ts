@@ -26,6 +26,8 @@ import resourceQuotaController from './resource-quota.js'
 import kubernetesService from './kubernetes-service.js'
 import valuePoolRepair from './value-pool-repair.js'
 import crdNaming from './crd-naming.js'
+import endpointsController from './endpoints.js'
+import endpointSliceController from './endpointslice.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -34,8 +36,8 @@ export interface ControllerContext {
   rootCAPem?: string
   /** The CA that signs approved certificate requests of the built-in signers. */
   clusterSigning?: ClusterSigningOptions
-  /** The `kubernetes` Service's cluster IP (the first of the service range) and this server's port. */
-  kubernetesService?: { clusterIP: string, port: number }
+  /** The `kubernetes` Service's cluster IP (the first of the service range), this server's port, and the address its endpoints name. */
+  kubernetesService?: { clusterIP: string, port: number, endpointIP?: string }
 }
 
 /** A controller: its name is the one `--controllers` uses; options undefined means it cannot run with these settings. */
@@ -65,7 +67,9 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'kubernetes-service', plugin: kubernetesService, enabled: 'always', options: ctx => ctx.kubernetesService },
   { name: 'value-pool-repair', plugin: valuePoolRepair, enabled: 'always' },
   // The apiextensions server's own controllers (naming, establishing, finalizer): not kube-controller-manager's, so no --controllers switch.
-  { name: 'apiextensions', plugin: crdNaming, enabled: 'always' }
+  { name: 'apiextensions', plugin: crdNaming, enabled: 'always' },
+  { name: 'endpoint', plugin: endpointsController, enabled: 'default' },
+  { name: 'endpointslice', plugin: endpointSliceController, enabled: 'default' }
 ]
 
 /** Controllers of this server that `*` enables, as --controllers names them. */

@@ -36,6 +36,7 @@ import clusterIdentity from '../auth/cluster-identity.js'
 import tokenRequest from '../auth/token-request.js'
 import admission from '../admission/chain.js'
 import { ADMISSION_PLUGINS } from '../admission/index.js'
+import { hostAddress } from '../controllers/kubernetes-service.js'
 import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
 import leaderElection from '../controllers/leader-election.js'
 import { createHttpServer } from './http-server.js'
@@ -132,7 +133,7 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
   await registerFamily(app, CONTROLLERS.filter(c => controllerEnabled(c, opts.controllers)), {
     rootCAPem: opts.rootCAPem,
     clusterSigning: opts.clusterSigning,
-    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? DEFAULT_SECURE_PORT }
+    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? DEFAULT_SECURE_PORT, endpointIP: opts.advertiseAddress ?? hostAddress() }
   })
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.
   await app.register(leaderElection, opts.leaderElection ?? {})
