@@ -110,14 +110,18 @@ describe('EndpointSlice', () => {
     assert.equal(obj.endpoints[0].deprecatedTopology, undefined)
     assert.equal(obj.metadata.generation, 1)
     const url = `${sliceUrl()}/t`
-    const changed = await app().request({ method: 'PUT', url, payload: { ...obj, endpoints: [{ addresses: ['10.0.0.2'] }] } })
-    assert.equal(changed.statusCode, 200, changed.body)
-    assert.equal(changed.json().metadata.generation, 2)
-    const relabelled = await app().request({ method: 'PUT', url, payload: { ...changed.json(), metadata: { ...changed.json().metadata, labels: { a: 'b' } } } })
-    assert.equal(relabelled.json().metadata.generation, 3)
-    const annotated = await app().request({ method: 'PUT', url, payload: { ...relabelled.json(), metadata: { ...relabelled.json().metadata, annotations: { a: 'b' } } } })
-    assert.equal(annotated.json().metadata.generation, 3)
-    assertInvalid(await app().request({ method: 'PUT', url, payload: { ...annotated.json(), addressType: 'IPv6', endpoints: [] } }), 'addressType', 'FieldValueInvalid', 'field is immutable')
+    const put = async (body: Obj): Promise<Obj> => {
+      const res = await app().request({ method: 'PUT', url, payload: body })
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json()
+    }
+    const changed = await put({ ...obj, endpoints: [{ addresses: ['10.0.0.2'] }] })
+    assert.equal(changed.metadata.generation, 2)
+    const relabelled = await put({ ...changed, metadata: { ...changed.metadata, labels: { a: 'b' } } })
+    assert.equal(relabelled.metadata.generation, 3)
+    const annotated = await put({ ...relabelled, metadata: { ...relabelled.metadata, annotations: { a: 'b' } } })
+    assert.equal(annotated.metadata.generation, 3)
+    assertInvalid(await app().request({ method: 'PUT', url, payload: { ...annotated, addressType: 'IPv6', endpoints: [] } }), 'addressType', 'FieldValueInvalid', 'field is immutable')
   })
 
   it('shows address type, ports and addresses, three at most', async () => {
