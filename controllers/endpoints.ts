@@ -10,7 +10,7 @@ import type { AnyObject } from '../resources/define.js'
 import type { ResourceStore } from '../storage/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 import {
-  findPort, hasSelector, inheritedLabels, isPodReady, podHostname, podInEndpoints, podIPOfFamily, podRef, sameJSON, selectedPods, serviceFamilies
+  namespaceChanges, findPort, hasSelector, inheritedLabels, isPodReady, podHostname, podInEndpoints, podIPOfFamily, podRef, sameJSON, selectedPods, serviceFamilies
 } from './service-endpoints.js'
 
 const MANAGER = 'endpoint-controller'
@@ -78,6 +78,7 @@ export default fp(async function endpointsController (fastify: FastifyInstance) 
   const caller = controllerCaller(MANAGER)
   /** Services seen deleted: their Endpoints go with them. */
   const gone = new Set<string>()
+  const changes = namespaceChanges()
 
   async function syncService (svc: AnyObject): Promise<void> {
     const endpoints = store('endpoints')
@@ -114,15 +115,15 @@ export default fp(async function endpointsController (fastify: FastifyInstance) 
   controllerLoop(fastify, {
     name: 'endpoint',
     watch: () => [
-      store('pods'),
+      changes.watch(store('pods')),
       {
         store: store('services'),
         when: (e) => {
           if (e.type === 'DELETED') gone.add(e.key.slice(store('services').prefix.length))
-          return true
+          return changes.watch(store('services')).when(e)
         }
       },
-      store('endpoints')
+      changes.watch(store('endpoints'))
     ],
     async sync () {
       await store('endpoints').caughtUp()
@@ -131,13 +132,15 @@ export default fp(async function endpointsController (fastify: FastifyInstance) 
         await deleteOrphan(key)
       }
       let again: number | undefined
+      const pending = changes.take()
       for (const svc of store('services').cachedObjects()) {
-        if (!hasSelector(svc) || svc.metadata.deletionTimestamp !== undefined) continue
+        if (!pending(svc.metadata.namespace) || !hasSelector(svc) || svc.metadata.deletionTimestamp !== undefined) continue
         try {
           await syncService(svc)
         } catch (err) {
           if (!(err instanceof ApiError) || err.code >= 500) throw err
           // A conflict or a namespace going away: the next sync sees the current state.
+          changes.mark(svc.metadata.namespace)
           again = 1000
         }
       }

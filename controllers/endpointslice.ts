@@ -12,7 +12,7 @@ import { ENDPOINT_SLICES, GROUPS } from '../resources/naming.js'
 import type { ResourceStore } from '../storage/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 import {
-  findPort, hasSelector, inheritedLabels, isPodReady, podHostname, podInEndpoints, podIPOfFamily, podRef, sameJSON, selectedPods, serviceFamilies
+  namespaceChanges, findPort, hasSelector, inheritedLabels, isPodReady, podHostname, podInEndpoints, podIPOfFamily, podRef, sameJSON, selectedPods, serviceFamilies
 } from './service-endpoints.js'
 
 const MANAGER = 'endpointslice-controller'
@@ -80,6 +80,7 @@ export default fp(async function endpointSliceController (fastify: FastifyInstan
   const services = (): ResourceStore => fastify.resources.find({ group: '', resource: 'services' })!
   const slices = (): ResourceStore => fastify.resources.find({ group: GROUPS.discovery, resource: 'endpointslices' })!
   const caller = controllerCaller(MANAGER)
+  const changes = namespaceChanges()
 
   /** The slices this controller keeps for a Service's name (whoever owns them now). */
   const managedSlices = (namespace: string, name: string): AnyObject[] => slices().cachedObjects(namespace)
@@ -136,18 +137,20 @@ export default fp(async function endpointSliceController (fastify: FastifyInstan
 
   controllerLoop(fastify, {
     name: 'endpointslice',
-    watch: () => [pods(), services(), slices()],
+    watch: () => [changes.watch(pods()), changes.watch(services()), changes.watch(slices())],
     async sync () {
       // Created slices must be seen before the next pass counts what exists.
       await slices().caughtUp()
       let again: number | undefined
+      const pending = changes.take()
       for (const svc of services().cachedObjects()) {
-        if (!hasSelector(svc) || svc.metadata.deletionTimestamp !== undefined) continue
+        if (!pending(svc.metadata.namespace) || !hasSelector(svc) || svc.metadata.deletionTimestamp !== undefined) continue
         try {
           await syncService(svc)
         } catch (err) {
           if (!(err instanceof ApiError) || err.code >= 500) throw err
           // A conflict or a namespace going away: the next sync sees the current state.
+          changes.mark(svc.metadata.namespace)
           again = 1000
         }
       }

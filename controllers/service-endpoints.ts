@@ -5,6 +5,8 @@ import { isDeepStrictEqual } from 'node:util'
 import type { AnyObject } from '../resources/define.js'
 import { ENDPOINT_SLICES } from '../resources/naming.js'
 import { familyOf } from '../resources/value-ranges.js'
+import type { ResourceStore } from '../storage/resource-store.js'
+import type { CacheEvent } from '../storage/interface.js'
 
 /** Services the controllers write endpoints for: those with a selector (others are their owners' to describe). */
 export const hasSelector = (svc: AnyObject): boolean =>
@@ -77,3 +79,33 @@ export function inheritedLabels (svc: AnyObject, reserved: string[]): Record<str
 }
 
 export const sameJSON = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a ?? null, b ?? null)
+
+/** A full pass over every namespace at most this often; between them only namespaces where something changed. */
+const FULL_PASS_MS = 30_000
+
+/**
+ * The namespaces a sync must look at: those where a watched object changed since the last one,
+ * and every namespace on the first pass and at each periodic full pass.
+ */
+export function namespaceChanges () {
+  const dirty = new Set<string>()
+  let nextFull = 0
+  return {
+    watch: (store: ResourceStore) => ({
+      store,
+      when: (e: CacheEvent): boolean => {
+        dirty.add(e.key.slice(store.prefix.length).split('/')[0] ?? '')
+        return true
+      }
+    }),
+    mark: (namespace: string): void => { dirty.add(namespace) },
+    /** Whether a namespace is due in this sync; clears what it hands out. */
+    take (): (namespace: string) => boolean {
+      const full = Date.now() >= nextFull
+      if (full) nextFull = Date.now() + FULL_PASS_MS
+      const due = new Set(dirty)
+      dirty.clear()
+      return (namespace) => full || due.has(namespace)
+    }
+  }
+}
