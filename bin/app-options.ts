@@ -59,7 +59,8 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
     services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
     securePort: flags.securePort,
-    advertiseAddress: flags.advertiseAddress ?? (flags.bindAddress === '0.0.0.0' || flags.bindAddress === '::' ? undefined : flags.bindAddress),
+    // A wildcard or loopback bind names no address other hosts reach: then one of this host's.
+    advertiseAddress: flags.advertiseAddress ?? (['0.0.0.0', '::', '::1'].includes(flags.bindAddress) || flags.bindAddress.startsWith('127.') ? undefined : flags.bindAddress),
     leaderElection: {
       enabled: flags.leaderElect,
       leaseDurationMs: flags.leaderElectLeaseDurationMs,
