@@ -1,6 +1,7 @@
 // How a webhook is reached: its URL, or its service's address (`<name>.<namespace>.svc`, the
 // name its certificate must carry) from --admission-webhook-service-address first, else from
-// the Service itself (an ExternalName's host, or a cluster IP this host can route to); TLS verified
+// the Service itself (an ExternalName's host; an address of its Endpoints at the port its
+// targetPort resolves to; else a cluster IP this host can route to); TLS verified
 // against the webhook's caBundle (the system roots without one); kept-alive connections and
 // reused TLS sessions through one agent; the answer capped and parsed.
 import { Agent } from 'node:https'
@@ -50,21 +51,41 @@ export function parseServiceAddresses (entries: Record<string, string>): Record<
   return entries
 }
 
-/** The Service a webhook reference names, as stored; undefined when there is none. */
-export type ServiceLookup = (namespace: string, name: string) => Promise<AnyObject | undefined>
+/** The Service a webhook reference names and its Endpoints, as stored; either undefined when there is none. */
+export type ServiceLookup = (namespace: string, name: string) => Promise<{ service?: AnyObject, endpoints?: AnyObject }>
+
+/** Reads a Service and its Endpoints of the stores (the freshest this replica has). */
+export function storedServiceLookup (read: (resource: 'services' | 'endpoints', namespace: string, name: string) => Promise<AnyObject | undefined>): ServiceLookup {
+  return async (namespace, name) => {
+    const [service, endpoints] = await Promise.all([read('services', namespace, name), read('endpoints', namespace, name)])
+    return { service, endpoints }
+  }
+}
 
 /**
- * Where the reference server's cluster resolver sends a call for a Service's `port`: an
- * ExternalName's host, else its cluster IP. This server runs no proxy, so a cluster IP is
- * reached only when this host routes it (a range of loopback or host addresses).
+ * Where a call for a Service's `port` goes: an ExternalName's host; else, when the Service's
+ * Endpoints have a ready address serving that port (by the Service port's name), that address at
+ * its port (the targetPort, resolved in the pod), as the reference server's endpoint resolver
+ * (--enable-aggregator-routing) does, since this server runs no proxy that would carry a cluster
+ * IP on to a pod; else the cluster IP at the Service port, reached only when this host routes it
+ * (a range of loopback or host addresses), as the reference's cluster resolver calls it.
  */
-export function serviceEndpoint (svc: AnyObject | undefined, name: string, port: number): { host: string, port: number } {
+export function serviceEndpoint (svc: AnyObject | undefined, name: string, port: number, endpoints?: AnyObject): { host: string, port: number } {
   if (svc === undefined) throw new Error(`service "${name}" not found`)
   const spec = svc.spec ?? {}
   if (spec.type === 'ExternalName') return { host: String(spec.externalName), port }
   if (spec.clusterIP === 'None') throw new Error('cannot route to service with ClusterIP None')
   if (!['ClusterIP', 'NodePort', 'LoadBalancer'].includes(spec.type)) throw new Error(`unsupported service type "${String(spec.type)}"`)
-  if (!(spec.ports ?? []).some((p: AnyObject) => p.port === port)) throw new Error(`no service port ${port} found for service "${name}"`)
+  const servicePort = (spec.ports ?? []).find((p: AnyObject) => p.port === port)
+  if (servicePort === undefined) throw new Error(`no service port ${port} found for service "${name}"`)
+  const candidates: Array<{ host: string, port: number }> = []
+  for (const ss of endpoints?.subsets ?? []) {
+    const epPort = (ss?.ports ?? []).find((p: AnyObject) => (p?.name ?? '') === (servicePort.name ?? ''))
+    if (typeof epPort?.port !== 'number') continue
+    for (const a of ss.addresses ?? []) if (typeof a?.ip === 'string') candidates.push({ host: a.ip, port: epPort.port })
+  }
+  // A random ready endpoint, as the reference's resolver picks one.
+  if (candidates.length > 0) return candidates[Math.floor(Math.random() * candidates.length)]!
   return { host: String(spec.clusterIP), port }
 }
 
@@ -85,7 +106,8 @@ export function webhookTransport (addresses: Record<string, string>, credentials
       if (target.connectTo === undefined && typeof ref === 'object' && ref !== null) {
         if (lookupService === undefined) throw new Error(`Post "${target.url}": no address is known for service ${String(ref.namespace)}/${String(ref.name)}`)
         try {
-          target.connectTo = serviceEndpoint(await lookupService(String(ref.namespace), String(ref.name)), String(ref.name), typeof ref.port === 'number' ? ref.port : 443)
+          const { service, endpoints } = await lookupService(String(ref.namespace), String(ref.name))
+          target.connectTo = serviceEndpoint(service, String(ref.name), typeof ref.port === 'number' ? ref.port : 443, endpoints)
         } catch (err) {
           throw new Error(`Post "${target.url}": ${(err as Error).message}`)
         }

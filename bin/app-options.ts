@@ -64,6 +64,8 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
       gracePeriodMs: flags.nodeMonitorGracePeriodMs,
       startupGracePeriodMs: flags.nodeStartupGracePeriodMs
     },
+    // A wildcard or loopback bind names no address other hosts reach: then one of this host's.
+    advertiseAddress: flags.advertiseAddress ?? (['0.0.0.0', '::', '::1'].includes(flags.bindAddress) || flags.bindAddress.startsWith('127.') ? undefined : flags.bindAddress),
     leaderElection: {
       enabled: flags.leaderElect,
       leaseDurationMs: flags.leaderElectLeaseDurationMs,

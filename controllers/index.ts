@@ -28,6 +28,8 @@ import valuePoolRepair from './value-pool-repair.js'
 import crdNaming from './crd-naming.js'
 import disruptionController from './disruption.js'
 import nodeLifecycle, { type NodeLifecycleOptions } from './node-lifecycle.js'
+import endpointsController from './endpoints.js'
+import endpointSliceController from './endpointslice.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -36,10 +38,10 @@ export interface ControllerContext {
   rootCAPem?: string
   /** The CA that signs approved certificate requests of the built-in signers. */
   clusterSigning?: ClusterSigningOptions
-  /** The `kubernetes` Service's cluster IP (the first of the service range) and this server's port. */
-  kubernetesService?: { clusterIP: string, port: number }
   /** The node lifecycle controller's periods (--node-monitor-period and the grace periods). */
   nodeLifecycle?: NodeLifecycleOptions
+  /** The `kubernetes` Service's cluster IP (the first of the service range), this server's port, and the address its endpoints name. */
+  kubernetesService?: { clusterIP: string, port: number, endpointIP?: string }
 }
 
 /** A controller: its name is the one `--controllers` uses; options undefined means it cannot run with these settings. */
@@ -70,6 +72,8 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'value-pool-repair', plugin: valuePoolRepair, enabled: 'always' },
   { name: 'disruption', plugin: disruptionController, enabled: 'default' },
   { name: 'nodelifecycle', plugin: nodeLifecycle, enabled: 'default', options: ctx => ctx.nodeLifecycle ?? {} },
+  { name: 'endpoint', plugin: endpointsController, enabled: 'default' },
+  { name: 'endpointslice', plugin: endpointSliceController, enabled: 'default' },
   // The apiextensions server's own controllers (naming, establishing, finalizer): not kube-controller-manager's, so no --controllers switch.
   { name: 'apiextensions', plugin: crdNaming, enabled: 'always' }
 ]

@@ -1,12 +1,15 @@
 // The `kubernetes` Service in `default`: the first address of the service range, port 443
 // (https) to this server's port, so in-cluster clients find the API server by name. A
 // start-up write of every replica, as the reference server's bootstrap controller makes it:
-// created when missing, its ports put back when they differ. (No Endpoints: this server keeps
-// none, and runs no proxy that would route the address.)
+// created when missing, its ports put back when they differ. It has no selector: its Endpoints
+// and EndpointSlice, of its name, are written here too, naming this server's advertised address
+// at its port (the reference server's endpoint reconciler, for one server).
 import fp from 'fastify-plugin'
 import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
-import { CONTROLLER_USER, NAMESPACES } from '../resources/naming.js'
+import { networkInterfaces } from 'node:os'
+import { isIPv6 } from 'node:net'
+import { CONTROLLER_USER, ENDPOINT_SLICES, GROUPS, NAMESPACES } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { Caller } from '../storage/resource-store.js'
 
@@ -15,6 +18,17 @@ export interface KubernetesServiceOptions {
   clusterIP: string
   /** The port this server listens on. */
   port: number
+  /** The address clients in the cluster reach this server at: what its endpoints name; none written without it. */
+  endpointIP?: string
+}
+
+/**
+ * The reference's ChooseHostInterface, roughly: the first global address of this host's
+ * interfaces, IPv4 before IPv6; undefined when the host has only loopback and link-local ones.
+ */
+export function hostAddress (): string | undefined {
+  const all = Object.values(networkInterfaces()).flatMap(list => list ?? []).filter(a => !a.internal && !a.address.startsWith('fe80:') && !a.address.startsWith('169.254.'))
+  return (all.find(a => a.family === 'IPv4') ?? all[0])?.address
 }
 
 export const KUBERNETES_SERVICE_NAME = 'kubernetes'
@@ -61,4 +75,49 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
       fastify.log.warn({ err: err.message }, 'the kubernetes Service could not be reconciled')
     }
   })
+
+  fastify.addHook('onReady', async () => {
+    if (opts.endpointIP === undefined) return
+    const port = { name: 'https', port: opts.port, protocol: 'TCP' }
+    await writeOwn(fastify.resources.find({ group: '', resource: 'endpoints' }), {
+      apiVersion: 'v1',
+      kind: 'Endpoints',
+      // No controller mirrors these into a slice: the slice is written below.
+      metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACES.default, labels: { [ENDPOINT_SLICES.skipMirrorLabel]: 'true' } },
+      subsets: [{ addresses: [{ ip: opts.endpointIP }], ports: [port] }]
+    }, ['subsets'])
+    await writeOwn(fastify.resources.find({ group: GROUPS.discovery, resource: 'endpointslices' }), {
+      apiVersion: `${GROUPS.discovery}/v1`,
+      kind: 'EndpointSlice',
+      metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACES.default, labels: { [ENDPOINT_SLICES.serviceNameLabel]: KUBERNETES_SERVICE_NAME } },
+      addressType: isIPv6(opts.endpointIP) ? 'IPv6' : 'IPv4',
+      endpoints: [{ addresses: [opts.endpointIP], conditions: { ready: true } }],
+      ports: [port]
+    }, ['endpoints', 'ports'])
+  })
+
+  /** Creates an object, or puts back its labels and the given fields when they differ. */
+  async function writeOwn (store: ReturnType<typeof fastify.resources.find>, body: Record<string, any>, fields: string[]): Promise<void> {
+    if (store === undefined) return
+    try {
+      await store.create(NAMESPACES.default, body, writeOptions, caller())
+      return
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 409)) {
+        fastify.log.warn({ err: err instanceof Error ? err.message : err }, `the kubernetes ${String(body.kind)} could not be written`)
+        return
+      }
+    }
+    try {
+      await store.update(NAMESPACES.default, KUBERNETES_SERVICE_NAME, (current) => {
+        const labels = { ...current.metadata.labels, ...body.metadata.labels }
+        const changed = !isDeepStrictEqual(labels, current.metadata.labels ?? {}) || fields.some(f => !isDeepStrictEqual(current[f], body[f]))
+        if (!changed) return current
+        return { ...current, ...Object.fromEntries(fields.map(f => [f, body[f]])), metadata: { ...current.metadata, labels } }
+      }, { ...writeOptions, subresource: '' }, caller())
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err
+      fastify.log.warn({ err: err.message }, `the kubernetes ${String(body.kind)} could not be reconciled`)
+    }
+  }
 }, { name: 'controller:kubernetes-service', dependencies: ['rest'] })

@@ -47,6 +47,8 @@ import jobs from './jobs.js'
 import cronjobs from './cronjobs.js'
 import poddisruptionbudgets from './poddisruptionbudgets.js'
 import networkpolicies from './networkpolicies.js'
+import endpoints from './endpoints.js'
+import endpointslices from './endpointslices.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -95,5 +97,7 @@ export const RESOURCES: readonly Resource[] = [
   jobs,
   cronjobs,
   poddisruptionbudgets,
-  networkpolicies
+  networkpolicies,
+  endpoints,
+  endpointslices
 ]

@@ -30,7 +30,8 @@ export const GROUPS = {
   networking: group('networking'),
   events: group('events'),
   node: group('node'),
-  apiextensions: group('apiextensions')
+  apiextensions: group('apiextensions'),
+  discovery: group('discovery')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -338,4 +339,18 @@ export const POD_SECURITY = {
   configurationKind: 'PodSecurityConfiguration',
   configurationApiVersions: ['v1', 'v1beta1', 'v1alpha1']
     .flatMap(v => [`pod-security.admission.config.${GROUP_SUFFIX}/${v}`, `${upstreamGroup('pod-security.admission.config')}/${v}`]) as readonly string[]
+} as const
+
+/**
+ * What the endpoint controllers put on what they make: the Service a slice belongs to and who
+ * manages it (labels under kubernetes.io, spelled as upstream; the manager's name is ours).
+ */
+export const ENDPOINT_SLICES = {
+  serviceNameLabel: 'kubernetes.io/service-name',
+  managedByLabel: 'endpointslice.kubernetes.io/managed-by',
+  controllerName: `endpointslice-controller.${GROUP_SUFFIX}`,
+  /** Set on Services without a cluster IP, and copied to their Endpoints and slices. */
+  headlessLabel: 'service.kubernetes.io/headless',
+  /** On the `kubernetes` Endpoints the server writes itself: no controller mirrors it into a slice. */
+  skipMirrorLabel: 'endpointslice.kubernetes.io/skip-mirror'
 } as const

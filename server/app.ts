@@ -37,6 +37,7 @@ import tokenRequest from '../auth/token-request.js'
 import podEviction from '../plugins/pod-eviction.js'
 import admission from '../admission/chain.js'
 import { ADMISSION_PLUGINS } from '../admission/index.js'
+import { hostAddress } from '../controllers/kubernetes-service.js'
 import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
 import leaderElection from '../controllers/leader-election.js'
 import { createHttpServer } from './http-server.js'
@@ -134,7 +135,7 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
   await registerFamily(app, CONTROLLERS.filter(c => controllerEnabled(c, opts.controllers)), {
     rootCAPem: opts.rootCAPem,
     clusterSigning: opts.clusterSigning,
-    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? DEFAULT_SECURE_PORT },
+    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? DEFAULT_SECURE_PORT, endpointIP: opts.advertiseAddress ?? hostAddress() },
     nodeLifecycle: opts.nodeLifecycle
   })
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.

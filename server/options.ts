@@ -61,4 +61,9 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
   livezGracePeriodMs?: number
   /** The port this server listens on: the `kubernetes` Service's target port (default 6443). */
   securePort?: number
+  /**
+   * --advertise-address: the address the `kubernetes` Service's endpoints name; default the bind
+   * address when it names one host, else the first global address of this host's interfaces.
+   */
+  advertiseAddress?: string
 }

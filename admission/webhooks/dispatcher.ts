@@ -14,7 +14,7 @@ import { CallError, reviewResponse, type DenialStatus, type ReviewResponse } fro
 import { addWarnings } from './warnings.js'
 import { rejectionObserver } from './metrics.js'
 import { NO_CREDENTIALS, credentialResolverFromKubeconfig } from '../../auth/webhook-credentials.js'
-import { parseServiceAddresses, webhookTransport, type WebhookTransport } from '../../auth/webhook-transport.js'
+import { parseServiceAddresses, storedServiceLookup, webhookTransport, type WebhookTransport } from '../../auth/webhook-transport.js'
 
 type AnyObject = Record<string, any>
 
@@ -88,11 +88,11 @@ function transportFor (fastify: FastifyInstance, o: DispatcherOptions): WebhookT
     }
   }
   // A service named by no --admission-webhook-service-address entry is resolved from its Service.
-  const lookupService = async (namespace: string, name: string) => {
-    const store = fastify.resources.find({ group: '', resource: 'services' })
+  const lookupService = storedServiceLookup(async (resource, namespace, name) => {
+    const store = fastify.resources.find({ group: '', resource })
     const found = store === undefined ? undefined : await store.readRecent(store.key(namespace, name), name)
     return found === undefined ? undefined : JSON.parse(found.json)
-  }
+  })
   return webhookTransport(parseServiceAddresses(o.webhookServiceAddresses ?? {}), credentials, lookupService)
 }
 

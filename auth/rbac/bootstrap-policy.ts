@@ -65,6 +65,7 @@ export const DEFAULT_CLUSTER_ROLES: readonly DefaultClusterRole[] = [
       rule(READ, [''], ['limitranges', 'resourcequotas', 'bindings', 'events', 'pods/status', 'resourcequotas/status', 'namespaces/status',
         'replicationcontrollers/status', 'pods/log']),
       rule(READ, [''], ['namespaces']),
+      rule(READ, [GROUPS.discovery], ['endpointslices']),
       rule(READ, WORKLOAD_GROUPS, ['*'])
     ]
   },

@@ -12,7 +12,7 @@ import { GROUPS } from '../../resources/naming.js'
 import type { GroupResource } from '../../storage/resource-store.js'
 import { customKind, servingFingerprint, type VersionConverter } from './custom-kind.js'
 import { conversionWebhookTransport, webhookConverter } from './conversion-webhook.js'
-import { parseServiceAddresses } from '../../auth/webhook-transport.js'
+import { parseServiceAddresses, storedServiceLookup } from '../../auth/webhook-transport.js'
 
 const CRDS: GroupResource = { group: GROUPS.apiextensions, resource: 'customresourcedefinitions' }
 const RESUBSCRIBE_MS = 1000
@@ -39,11 +39,11 @@ export default fp<CustomResourcesOptions>(async function customResources (fastif
   })
   const serving = new Map<string, Serving>()
   // A service named by no --admission-webhook-service-address entry is resolved from its Service.
-  const transport = conversionWebhookTransport(parseServiceAddresses(opts.webhookServiceAddresses ?? {}), async (namespace, name) => {
-    const services = fastify.resources.find({ group: '', resource: 'services' })
-    const found = services === undefined ? undefined : await services.readRecent(services.key(namespace, name), name)
+  const transport = conversionWebhookTransport(parseServiceAddresses(opts.webhookServiceAddresses ?? {}), storedServiceLookup(async (resource, namespace, name) => {
+    const store = fastify.resources.find({ group: '', resource })
+    const found = store === undefined ? undefined : await store.readRecent(store.key(namespace, name), name)
     return found === undefined ? undefined : JSON.parse(found.json)
-  })
+  }))
   const converterOf = (crd: AnyObject): VersionConverter => {
     const converter = webhookConverter({ crdName: crd.metadata.name, webhook: crd.spec.conversion.webhook ?? {}, transport })
     return async (objects, apiVersion) => await converter.convert(objects, apiVersion)

@@ -17,7 +17,7 @@ describe('PUT of a name that does not exist', () => {
   it('creates it (201) where the kind allows, and is 404 elsewhere, for every kind of the list', async (t) => {
     const api = await buildTestApp(t)
     const creating = stored.filter(r => r.strategy.allowCreateOnUpdate === true).map(r => r.kind).sort()
-    assert.deepEqual(creating, ['ClusterRole', 'ClusterRoleBinding', 'Event', 'Lease', 'LimitRange', 'Role', 'RoleBinding', 'Service', 'ServiceAccount'])
+    assert.deepEqual(creating, ['ClusterRole', 'ClusterRoleBinding', 'Endpoints', 'Event', 'Lease', 'LimitRange', 'Role', 'RoleBinding', 'Service', 'ServiceAccount'])
     for (const r of stored) {
       const name = `put-${r.plural}`
       const body: Record<string, unknown> = { ...structuredClone(r.example!), apiVersion: r.apiVersion, kind: r.kind, metadata: { ...r.example!.metadata, name } }

@@ -5,6 +5,8 @@ import { it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp } from '../../helpers/app.js'
 import { startAdmissionWebhook } from '../../helpers/admission-webhook.js'
+import { eventually } from '../../helpers/eventually.js'
+import { hostAddress } from '../../../controllers/kubernetes-service.js'
 
 type AnyObject = Record<string, any>
 const VALIDATING = '/apis/admissionregistration.svc.io/v1/validatingwebhookconfigurations'
@@ -51,4 +53,34 @@ it('calls a webhook through an ExternalName Service and through a routable clust
   const missing = await post('/api/v1/namespaces/ns-missing/configmaps', { metadata: { name: 'c' } })
   assert.equal(missing.statusCode, 500)
   assert.match(missing.json().message, /service "missing" not found/)
+})
+
+it('calls a webhook at a ready endpoint of its Service, at the target port a named port resolves to in the pod', async (t) => {
+  // Endpoints refuse loopback addresses: the webhook listens on one of this host's own.
+  const hostIP = hostAddress()
+  if (hostIP === undefined) { t.skip('this host has no address but loopback ones'); return }
+  const hook = await startAdmissionWebhook(t, ['routed.hooks.svc'], hostIP)
+  // The cluster IP leads nowhere: only the endpoint is reachable.
+  const api = await buildTestApp(t, { services: { clusterIPRanges: ['10.200.0.0/24'] } })
+  const post = (url: string, payload: AnyObject) => api.request({ method: 'POST', url, payload })
+  assert.equal((await post('/api/v1/namespaces', { metadata: { name: 'hooks' } })).statusCode, 201)
+  assert.equal((await post('/api/v1/namespaces', { metadata: { name: 'ns-routed', labels: { 'hook-routed': 'on' } } })).statusCode, 201)
+  assert.equal((await post('/api/v1/namespaces/hooks/pods', { metadata: { name: 'hook', labels: { app: 'hook' } }, spec: { containers: [{ name: 'c', image: 'hook', ports: [{ name: 'webhook', containerPort: hook.port }] }] } })).statusCode, 201)
+  const status = await api.request({
+    method: 'PATCH',
+    url: '/api/v1/namespaces/hooks/pods/hook/status',
+    headers: { 'content-type': 'application/merge-patch+json' },
+    payload: { status: { phase: 'Running', podIP: hostIP, podIPs: [{ ip: hostIP }], conditions: [{ type: 'Ready', status: 'True' }] } }
+  })
+  assert.equal(status.statusCode, 200, status.body)
+  assert.equal((await post('/api/v1/namespaces/hooks/services', { metadata: { name: 'routed' }, spec: { selector: { app: 'hook' }, ports: [{ name: 'https', port: 443, targetPort: 'webhook' }] } })).statusCode, 201)
+  await eventually(async () => {
+    const ep = (await api.request({ method: 'GET', url: '/api/v1/namespaces/hooks/endpoints/routed' })).json()
+    assert.equal(ep.subsets?.[0]?.addresses?.[0]?.ip, hostIP)
+  })
+  assert.equal((await post(VALIDATING, validating('routed', { name: 'routed', path: '/routed' }, hook.caBundle))).statusCode, 201)
+  const res = await post('/api/v1/namespaces/ns-routed/configmaps', { metadata: { name: 'c' } })
+  assert.equal(res.statusCode, 201, res.body)
+  // Named as the Service (its certificate's name), reached at the pod's port.
+  assert.equal(hook.on('/routed')[0]?.headers.host, 'routed.hooks.svc')
 })
