@@ -45,6 +45,8 @@ import daemonsets from './daemonsets.js'
 import controllerrevisions from './controllerrevisions.js'
 import jobs from './jobs.js'
 import cronjobs from './cronjobs.js'
+import flowschemas from './flowschemas.js'
+import prioritylevelconfigurations from './prioritylevelconfigurations.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -91,5 +93,7 @@ export const RESOURCES: readonly Resource[] = [
   daemonsets,
   controllerrevisions,
   jobs,
-  cronjobs
+  cronjobs,
+  flowschemas,
+  prioritylevelconfigurations
 ]
