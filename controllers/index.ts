@@ -2,7 +2,7 @@
 // and the options it takes from the app's. `always` ones are part of the server itself (system
 // namespaces, default roles, namespace deletion) and run whatever the flag says.
 // Of several replicas on one database only the leader (controllers/leader-election.ts) runs the
-// loops. system-namespaces and rbac-bootstrap are no loops but start-up writes of the server
+// loops. system-namespaces, rbac-bootstrap and flowcontrol-bootstrap are no loops but start-up writes of the server
 // itself (the reference server's post-start hooks): each replica makes them, as create-if-absent
 // and compare-and-swap updates, so that a replica never serves without its namespaces and roles.
 import type { FamilyEntry } from '../resources/plugin-family.js'
@@ -30,6 +30,7 @@ import disruptionController from './disruption.js'
 import nodeLifecycle, { type NodeLifecycleOptions } from './node-lifecycle.js'
 import endpointsController from './endpoints.js'
 import endpointSliceController from './endpointslice.js'
+import flowcontrolBootstrap from './flowcontrol-bootstrap.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -75,7 +76,9 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'endpoint', plugin: endpointsController, enabled: 'default' },
   { name: 'endpointslice', plugin: endpointSliceController, enabled: 'default' },
   // The apiextensions server's own controllers (naming, establishing, finalizer): not kube-controller-manager's, so no --controllers switch.
-  { name: 'apiextensions', plugin: crdNaming, enabled: 'always' }
+  { name: 'apiextensions', plugin: crdNaming, enabled: 'always' },
+  // The API server's own priority-and-fairness-config-producer post-start hook, on every replica like rbac-bootstrap.
+  { name: 'flowcontrol-bootstrap', plugin: flowcontrolBootstrap, enabled: 'always' }
 ]
 
 /** Controllers of this server that `*` enables, as --controllers names them. */

@@ -49,6 +49,8 @@ import poddisruptionbudgets from './poddisruptionbudgets.js'
 import networkpolicies from './networkpolicies.js'
 import endpoints from './endpoints.js'
 import endpointslices from './endpointslices.js'
+import flowschemas from './flowschemas.js'
+import prioritylevelconfigurations from './prioritylevelconfigurations.js'
 
 export const RESOURCES: readonly Resource[] = [
   namespaces,
@@ -99,5 +101,7 @@ export const RESOURCES: readonly Resource[] = [
   poddisruptionbudgets,
   networkpolicies,
   endpoints,
-  endpointslices
+  endpointslices,
+  flowschemas,
+  prioritylevelconfigurations
 ]

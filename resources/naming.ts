@@ -31,7 +31,8 @@ export const GROUPS = {
   events: group('events'),
   node: group('node'),
   apiextensions: group('apiextensions'),
-  discovery: group('discovery')
+  discovery: group('discovery'),
+  flowcontrol: group('flowcontrol.apiserver')
 } as const
 
 /** Groups whose objects clients request in the Accept header under the upstream name too. */
@@ -174,6 +175,14 @@ export const OPENAPI_NAMES = {
 } as const
 /** The bytes before every protobuf message: the upstream `k8s\0`, which real clients hard-code. */
 export const PROTOBUF_ENVELOPE_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00]
+
+/** API Priority and Fairness: the bootstrap objects' annotation (upstream's key, which real tools read) and the identities its suggested schemas name. */
+export const FLOWCONTROL = {
+  /** `"true"` lets the server keep a bootstrap FlowSchema or PriorityLevelConfiguration at its built-in spec. */
+  autoupdateAnnotation: 'apf.kubernetes.io/autoupdate-spec',
+  /** The scheduler's user (upstream's system:kube-scheduler). */
+  schedulerUser: `system:${VENDOR}-scheduler`
+} as const
 
 /** RBAC's own labels and annotations, and the upstream names it must accept. */
 export const RBAC = {
