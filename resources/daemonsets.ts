@@ -6,7 +6,7 @@ import { defineResource, statusSubresource, type AnyObject, type FieldError } fr
 import { AGE_COLUMN, Int32, Int64, objectSchema, Timestamp } from './meta.js'
 import { immutable, LabelSelector, MapList, validateLabelSelector } from './core-types.js'
 import { IntOrString } from './pod-types.js'
-import { defaultPodTemplate, PodTemplateSpec, validatePodTemplate } from './pod-template.js'
+import { defaultPodTemplate, PodTemplateSpec, selectorMismatch, validatePodTemplate } from './pod-template.js'
 import { labelSelectorText } from './label-selector.js'
 import { podSpecWarnings } from './deprecation-warnings.js'
 import { keepZero, message } from './protobuf.js'
@@ -120,7 +120,7 @@ function validateSpec (spec: AnyObject): FieldError[] {
   const errors = validateLabelSelector(selector, 'spec.selector')
   // No selector selects nothing, so no template matches it; an empty one selects everything.
   if (selectorConvertible(selector, 'spec.selector') && !selectorSelects(selector, spec.template?.metadata?.labels)) {
-    errors.push({ type: 'Invalid', field: 'spec.template.metadata.labels', value: spec.template?.metadata?.labels ?? null, detail: '`selector` does not match template `labels`' })
+    errors.push(selectorMismatch(spec.template, 'spec.template'))
   }
   if (selector != null && Object.keys(selector.matchLabels ?? {}).length + (selector.matchExpressions ?? []).length === 0) {
     errors.push({ type: 'Invalid', field: 'spec.selector', value: selector, detail: 'empty selector is invalid for daemonset' })

@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource, type AnyObject, type Column, type FieldError } from './define.js'
 import { AGE_COLUMN, Int32, objectSchema, Timestamp } from './meta.js'
 import { AtomicList, Condition, SetList, immutable, validateLabelSelector } from './core-types.js'
-import { defaultPodTemplate, validateSelectorSelectsTemplate } from './pod-template.js'
+import { defaultPodTemplate, selectorMismatch, validateSelectorSelectsTemplate } from './pod-template.js'
 import { labelSelectorMatches, labelSelectorText } from './label-selector.js'
 import { podSpecWarnings } from './deprecation-warnings.js'
 import { humanDuration } from './duration.js'
@@ -144,7 +144,7 @@ function validateJob (job: Job): FieldError[] {
   if (spec.selector == null) {
     errors.push({ type: 'Required', field: 'spec.selector' })
     // A missing selector selects nothing, so not the template's pods either.
-    errors.push({ type: 'Invalid', field: 'spec.template.metadata.labels', value: spec.template?.metadata?.labels ?? null, detail: '`selector` does not match template `labels`' })
+    errors.push(selectorMismatch(spec.template, 'spec.template'))
   } else {
     errors.push(...validateLabelSelector(spec.selector, 'spec.selector'))
     errors.push(...validateSelectorSelectsTemplate(spec.selector, spec.template, 'spec.template'))

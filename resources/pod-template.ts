@@ -3,6 +3,7 @@
 // the rules the reference's ValidatePodTemplateSpec adds; each workload adds its own.
 import { Type } from '@sinclair/typebox'
 import type { AnyObject, FieldError } from './define.js'
+import { goStringMap } from './status.js'
 import { ObjectMeta } from './meta.js'
 import { defaultPodSpec, PodSpec, validatePodSpec } from './pod-spec.js'
 import { validateAnnotations, validateLabels } from './validation.js'
@@ -49,5 +50,9 @@ export function validateSelectorSelectsTemplate (selector: AnyObject | undefined
   const labels = template?.metadata?.labels ?? {}
   const empty = selector == null || (Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0)
   if (empty || labelSelectorMatches(selector, labels)) return []
-  return [{ type: 'Invalid', field: `${at}.metadata.labels`, value: template?.metadata?.labels ?? null, detail: '`selector` does not match template `labels`' }]
+  return [selectorMismatch(template, at)]
 }
+
+/** The reference's error for a template whose labels its workload's selector does not select. */
+export const selectorMismatch = (template: AnyObject | undefined, at: string): FieldError =>
+  ({ type: 'Invalid', field: `${at}.metadata.labels`, value: goStringMap(template?.metadata?.labels), detail: '`selector` does not match template `labels`' })

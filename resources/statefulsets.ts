@@ -7,7 +7,7 @@ import { defineResource, statusSubresource, type AnyObject, type FieldError } fr
 import { AGE_COLUMN, Int32, Int64, ObjectMeta, objectSchema, Timestamp } from './meta.js'
 import { AtomicList, LabelSelector, MapList, validateLabelSelector } from './core-types.js'
 import { IntOrString } from './pod-types.js'
-import { defaultPodTemplate, PodTemplateSpec } from './pod-template.js'
+import { defaultPodTemplate, PodTemplateSpec, selectorMismatch } from './pod-template.js'
 import { labelSelectorText } from './label-selector.js'
 import { scaleSubresource } from './scale.js'
 import { claimSpecWarnings, podSpecWarnings } from './deprecation-warnings.js'
@@ -163,7 +163,7 @@ function validateTemplate (template: AnyObject | undefined, selector: AnyObject 
   const errors: FieldError[] = []
   const everything = selector != null && Object.keys(selector.matchLabels ?? {}).length === 0 && (selector.matchExpressions ?? []).length === 0
   if (!everything && !selectorSelects(selector, template.metadata?.labels)) {
-    errors.push({ type: 'Invalid', field: 'spec.template.metadata.labels', value: template.metadata?.labels ?? null, detail: '`selector` does not match template `labels`' })
+    errors.push(selectorMismatch(template, 'spec.template'))
   }
   errors.push(...validateLabels(template.metadata?.labels, 'spec.template.labels'), ...validateAnnotations(template.metadata?.annotations, 'spec.template.annotations'))
   return errors

@@ -133,18 +133,20 @@ export const serviceUnavailable = (message: string): ApiError => new ApiError(50
 
 export const timeout = (message: string): ApiError => new ApiError(504, 'Timeout', message)
 
-/** A map of strings (labels, a selector's matchLabels) as Go's %#v prints one: keys sorted. */
-const goStringMap = (m: Record<string, string>): string =>
-  `map[string]string{${Object.keys(m).sort().map(k => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`).join(', ')}}`
+/** A value printed as the reference's Go code prints it (`%#v`), where JSON would differ. */
+export class GoValue {
+  constructor (readonly text: string) {}
+}
 
-const isStringMap = (v: unknown): v is Record<string, string> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(x => typeof x === 'string')
+/** A map of strings (labels) as Go's %#v prints a map[string]string: keys sorted; nil for none. */
+export const goStringMap = (m: Record<string, string> | undefined | null): GoValue =>
+  new GoValue(m == null ? 'map[string]string(nil)' : `map[string]string{${Object.keys(m).sort().map(k => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`).join(', ')}}`)
 
 const quote = (v: unknown): string => {
   if (v === undefined) return 'null'
   if (typeof v === 'string') return JSON.stringify(v)
   if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v)
-  if (isStringMap(v) && Object.keys(v).length > 0) return goStringMap(v)
+  if (v instanceof GoValue) return v.text
   return JSON.stringify(v)
 }
 

@@ -7,7 +7,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { AnyObject, FieldError, SubresourceDefinition } from './define.js'
 import { validateLabelSelector } from './core-types.js'
 import { labelSelectorMatches } from './label-selector.js'
-import { defaultPodTemplate, validatePodTemplate } from './pod-template.js'
+import { defaultPodTemplate, selectorMismatch, validatePodTemplate } from './pod-template.js'
 import { podSpecWarnings } from './deprecation-warnings.js'
 import { dnsLabelProblems } from './validation.js'
 
@@ -85,7 +85,7 @@ export function validateSelectedTemplate (spec: AnyObject, at: string): FieldErr
   if (template == null) return [...errors, { type: 'Required', field: templateAt }]
   // No selector selects nothing (labels.Nothing), an empty one everything.
   const selects = selector == null ? false : isEmptySelector(selector) || labelSelectorMatches(selector, template.metadata?.labels ?? {})
-  if (!selects) errors.push({ type: 'Invalid', field: `${templateAt}.metadata.labels`, value: template.metadata?.labels ?? null, detail: '`selector` does not match template `labels`' })
+  if (!selects) errors.push(selectorMismatch(template, templateAt))
   errors.push(...validatePodTemplate(template, templateAt), ...runnableTemplate(template, templateAt, 'ReplicaSet'))
   return errors
 }
@@ -107,7 +107,7 @@ export function validateControllerTemplate (template: AnyObject | undefined, sel
   const errors: FieldError[] = []
   const sel = selector ?? {}
   if (Object.keys(sel).length > 0 && !labelSelectorMatches({ matchLabels: sel }, template.metadata?.labels ?? {})) {
-    errors.push({ type: 'Invalid', field: `${at}.metadata.labels`, value: template.metadata?.labels ?? null, detail: '`selector` does not match template `labels`' })
+    errors.push(selectorMismatch(template, at))
   }
   errors.push(...validatePodTemplate(template, at))
   if (replicas > 1) errors.push(...readOnlyPersistentDisks(template.spec?.volumes, `${at}.spec.volumes`))
