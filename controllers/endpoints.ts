@@ -10,7 +10,7 @@ import type { AnyObject } from '../resources/define.js'
 import type { ResourceStore } from '../storage/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 import {
-  namespaceChanges, findPort, hasSelector, inheritedLabels, isPodReady, podHostname, podInEndpoints, podIPOfFamily, podRef, sameJSON, selectedPods, serviceFamilies
+  namespaceChanges, syncSelectedServices, findPort, inheritedLabels, isPodReady, podHostname, podInEndpoints, podIPOfFamily, podRef, sameJSON, selectedPods, serviceFamilies
 } from './service-endpoints.js'
 
 const MANAGER = 'endpoint-controller'
@@ -131,20 +131,7 @@ export default fp(async function endpointsController (fastify: FastifyInstance) 
         gone.delete(key)
         await deleteOrphan(key)
       }
-      let again: number | undefined
-      const pending = changes.take()
-      for (const svc of store('services').cachedObjects()) {
-        if (!pending(svc.metadata.namespace) || !hasSelector(svc) || svc.metadata.deletionTimestamp !== undefined) continue
-        try {
-          await syncService(svc)
-        } catch (err) {
-          if (!(err instanceof ApiError) || err.code >= 500) throw err
-          // A conflict or a namespace going away: the next sync sees the current state.
-          changes.mark(svc.metadata.namespace)
-          again = 1000
-        }
-      }
-      return again
+      return await syncSelectedServices(store('services').cachedObjects(), changes, syncService)
     }
   })
 }, { name: 'controller:endpoint', dependencies: ['rest'] })

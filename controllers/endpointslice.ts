@@ -12,7 +12,7 @@ import { ENDPOINT_SLICES, GROUPS } from '../resources/naming.js'
 import type { ResourceStore } from '../storage/resource-store.js'
 import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
 import {
-  namespaceChanges, findPort, hasSelector, inheritedLabels, isPodReady, podHostname, podInEndpoints, podIPOfFamily, podRef, sameJSON, selectedPods, serviceFamilies
+  namespaceChanges, syncSelectedServices, findPort, inheritedLabels, isPodReady, podHostname, podInEndpoints, podIPOfFamily, podRef, sameJSON, selectedPods, serviceFamilies
 } from './service-endpoints.js'
 
 const MANAGER = 'endpointslice-controller'
@@ -141,20 +141,7 @@ export default fp(async function endpointSliceController (fastify: FastifyInstan
     async sync () {
       // Created slices must be seen before the next pass counts what exists.
       await slices().caughtUp()
-      let again: number | undefined
-      const pending = changes.take()
-      for (const svc of services().cachedObjects()) {
-        if (!pending(svc.metadata.namespace) || !hasSelector(svc) || svc.metadata.deletionTimestamp !== undefined) continue
-        try {
-          await syncService(svc)
-        } catch (err) {
-          if (!(err instanceof ApiError) || err.code >= 500) throw err
-          // A conflict or a namespace going away: the next sync sees the current state.
-          changes.mark(svc.metadata.namespace)
-          again = 1000
-        }
-      }
-      return again
+      return await syncSelectedServices(services().cachedObjects(), changes, syncService)
     }
   })
 }, { name: 'controller:endpointslice', dependencies: ['rest'] })

@@ -2,6 +2,7 @@
 // endpoint utilities do: which pods count, whether they are ready, the port a Service port
 // reaches on each pod, and the labels the objects made for a Service carry.
 import { isDeepStrictEqual } from 'node:util'
+import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import { ENDPOINT_SLICES } from '../resources/naming.js'
 import { familyOf } from '../resources/value-ranges.js'
@@ -108,4 +109,25 @@ export function namespaceChanges () {
       return (namespace) => full || due.has(namespace)
     }
   }
+}
+
+/**
+ * One sync of the Services with selectors in the namespaces that are due: each through
+ * `syncService`. A Service refused for a conflict, or in a namespace going away, is marked for
+ * the next sync (in a second, the answer); other failures stop the sync.
+ */
+export async function syncSelectedServices (services: AnyObject[], changes: ReturnType<typeof namespaceChanges>, syncService: (svc: AnyObject) => Promise<void>): Promise<number | undefined> {
+  let again: number | undefined
+  const pending = changes.take()
+  for (const svc of services) {
+    if (!pending(svc.metadata.namespace) || !hasSelector(svc) || svc.metadata.deletionTimestamp !== undefined) continue
+    try {
+      await syncService(svc)
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code >= 500) throw err
+      changes.mark(svc.metadata.namespace)
+      again = 1000
+    }
+  }
+  return again
 }
