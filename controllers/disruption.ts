@@ -6,13 +6,12 @@
 // that have budgets, of objects with a scale there, and when a granted eviction's entry expires.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import { GROUP_ALIASES } from '../resources/naming.js'
 import { controllerRefOf, syncBudgetStatus, type ControllerScale, type ScaleReader } from '../resources/disruption-budget.js'
 import type { ResourceStore } from '../storage/resource-store.js'
 import type { CacheEvent } from '../storage/interface.js'
-import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
+import { controllerLoop, writeStatusIfUnchanged } from './loop.js'
 
 const NAME = 'disruption'
 const MANAGER = 'disruption-controller'
@@ -66,21 +65,6 @@ export default fp(async function disruptionController (fastify: FastifyInstance)
     return found.scale
   }
 
-  /** Writes a budget's status, conditional on the version it was computed from; false when it changed meanwhile. */
-  async function writeStatus (pdb: AnyObject, status: AnyObject): Promise<boolean> {
-    const store = budgets()
-    try {
-      await store.update(pdb.metadata.namespace, pdb.metadata.name,
-        (old) => store.resource.subresources.status!.merge!({ ...old, metadata: { ...old.metadata, resourceVersion: pdb.metadata.resourceVersion }, status }, old),
-        { ...CONTROLLER_WRITE, subresource: 'status' }, controllerCaller(MANAGER))
-      return true
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 404) return true
-      if (err instanceof ApiError && err.code === 409) return false
-      throw err
-    }
-  }
-
   const inBudgetNamespace = (store: () => ResourceStore) => (e: CacheEvent): boolean => hasBudget(namespaceOf(store(), e.key))
 
   controllerLoop(fastify, {
@@ -96,7 +80,7 @@ export default fp(async function disruptionController (fastify: FastifyInstance)
       const soonest = (ms: number): void => { again = again === undefined ? ms : Math.min(again, ms) }
       for (const pdb of budgets().cachedObjects()) {
         const { status, recheckAt } = syncBudgetStatus(pdb, pods().cachedObjects(pdb.metadata.namespace), readScale, now)
-        if (status !== undefined && !await writeStatus(pdb, status)) soonest(100)
+        if (status !== undefined && !await writeStatusIfUnchanged(budgets(), pdb, status, MANAGER)) soonest(100)
         if (recheckAt !== undefined) soonest(Math.max(0, recheckAt - now.getTime()) + 10)
       }
       return again

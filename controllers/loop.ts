@@ -2,6 +2,8 @@
 // again after it asks to (an expiry), and at a slow resync; never two runs at once.
 import type { FastifyInstance } from 'fastify'
 import { CONTROLLER_USER } from '../resources/naming.js'
+import type { AnyObject } from '../resources/define.js'
+import { ApiError } from '../resources/status.js'
 import type { Caller, ResourceStore } from '../storage/resource-store.js'
 import type { CacheEvent } from '../storage/interface.js'
 
@@ -22,6 +24,23 @@ export const controllerCaller = (manager: string): Caller =>
   ({ user: { ...CONTROLLER_USER, groups: [...CONTROLLER_USER.groups] }, manager, warnings: [] })
 
 export const CONTROLLER_WRITE = { dryRun: false, fieldValidation: 'Ignore' as const, force: false }
+
+/**
+ * Writes `status` to `obj` through /status, conditional on the version it was computed from:
+ * true when written or the object is gone, false when it changed meanwhile (compute again).
+ */
+export async function writeStatusIfUnchanged (store: ResourceStore, obj: AnyObject, status: AnyObject, manager: string): Promise<boolean> {
+  try {
+    await store.update(obj.metadata.namespace ?? '', obj.metadata.name,
+      (old) => store.resource.subresources.status!.merge!({ ...old, metadata: { ...old.metadata, resourceVersion: obj.metadata.resourceVersion }, status }, old),
+      { ...CONTROLLER_WRITE, subresource: 'status' }, controllerCaller(manager))
+    return true
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 404) return true
+    if (err instanceof ApiError && err.code === 409) return false
+    throw err
+  }
+}
 
 /**
  * Runs a controller's `start` while this replica leads the controllers (through the

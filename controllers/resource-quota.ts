@@ -7,13 +7,12 @@
 // trigger nothing: they keep spec and status limits equal.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
-import { ApiError } from '../resources/status.js'
 import { evaluatorFor, quotaIgnores, quotaScopes } from '../resources/quota-evaluators.js'
 import { addLists, listsEqual, maskList, type ResourceList } from '../resources/quantity.js'
 import type { AnyObject } from '../resources/define.js'
 import type { ResourceStore } from '../storage/resource-store.js'
 import type { CacheEvent } from '../storage/interface.js'
-import { CONTROLLER_WRITE, controllerCaller, controllerLoop } from './loop.js'
+import { controllerLoop, writeStatusIfUnchanged } from './loop.js'
 
 const NAME = 'resourcequota'
 const MANAGER = 'resourcequota-controller'
@@ -70,18 +69,8 @@ export default fp(async function resourceQuotaController (fastify: FastifyInstan
     const hard: ResourceList = { ...(q.spec?.hard ?? {}) }
     const used = maskList({ ...(q.status?.used ?? {}), ...usage(q, hard) }, Object.keys(hard))
     if (!unsynced(q) && listsEqual(used, q.status.used)) return true
-    const store = quotas()
-    try {
-      // Conditional on the status read: a charge admission made since is never overwritten.
-      await store.update(q.metadata.namespace, q.metadata.name,
-        (old) => store.resource.subresources.status!.merge!({ ...old, metadata: { ...old.metadata, resourceVersion: q.metadata.resourceVersion }, status: { hard, used } }, old),
-        { ...CONTROLLER_WRITE, subresource: 'status' }, controllerCaller(MANAGER))
-      return true
-    } catch (err) {
-      if (err instanceof ApiError && err.code === 404) return true
-      if (err instanceof ApiError && err.code === 409) return false
-      throw err
-    }
+    // Conditional on the status read: a charge admission made since is never overwritten.
+    return await writeStatusIfUnchanged(quotas(), q, { hard, used }, MANAGER)
   }
 
   controllerLoop(fastify, {
