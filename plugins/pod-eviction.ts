@@ -10,6 +10,7 @@ import type { AnyObject, RequestContext } from '../resources/define.js'
 import { ApiError, badRequest } from '../resources/status.js'
 import { evictionVerdict, isoSeconds } from '../resources/disruption-budget.js'
 import type { Caller, DeleteOptions } from '../storage/resource-store.js'
+import { parseDeleteOptions } from './rest/options.js'
 
 const PODS = { group: '', resource: 'pods' }
 const BUDGETS = { group: 'policy', resource: 'poddisruptionbudgets' }
@@ -19,15 +20,11 @@ const MANAGER = 'eviction'
 
 const success = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }
 
-/** The Eviction's deleteOptions as the store takes them, dry run from either the query or the options. */
+/** The Eviction's deleteOptions, checked as a DELETE's are, dry run from either the query or the options. */
 function deleteOptionsOf (eviction: AnyObject, dryRun: boolean): DeleteOptions {
-  const o = eviction.deleteOptions ?? {}
-  const out: DeleteOptions = { dryRun: dryRun || (Array.isArray(o.dryRun) && o.dryRun.includes('All')) }
-  if (typeof o.gracePeriodSeconds === 'number') out.gracePeriodSeconds = o.gracePeriodSeconds
-  if (typeof o.propagationPolicy === 'string') out.propagationPolicy = o.propagationPolicy
-  if (typeof o.orphanDependents === 'boolean') out.orphanDependents = o.orphanDependents
-  if (o.preconditions != null) out.preconditions = { ...o.preconditions }
-  return out
+  const options = eviction.deleteOptions
+  const parsed = parseDeleteOptions({}, options != null && typeof options === 'object' && !Array.isArray(options) ? options : undefined)
+  return { ...parsed, dryRun: parsed.dryRun || dryRun }
 }
 
 const isConflict = (err: unknown): boolean => err instanceof ApiError && err.code === 409

@@ -4,6 +4,7 @@
 // deleted, or still has scheduling gates.
 import type { AnyObject, SubresourceDefinition } from './define.js'
 import { badRequest, conflict, invalid, type FieldError } from './status.js'
+import { validateAnnotations } from './validation.js'
 
 const BINDING_ERRORS = { group: '', resource: 'pods/binding' }
 const PODS = { group: '', resource: 'pods' }
@@ -12,8 +13,16 @@ const PODS = { group: '', resource: 'pods' }
 function bindingProblems (binding: AnyObject): FieldError[] {
   const errors: FieldError[] = []
   const kind = binding.target?.kind ?? ''
-  if (kind !== '' && kind !== 'Node') errors.push({ type: 'NotSupported', field: 'target.kind', value: kind, supported: ['Node', '<empty>'] })
-  if ((binding.target?.name ?? '') === '') errors.push({ type: 'Required', field: 'target.name' })
+  const node = binding.target?.name ?? ''
+  if (typeof kind !== 'string') errors.push({ type: 'Invalid', field: 'target.kind', value: kind, detail: 'must be a string' })
+  else if (kind !== '' && kind !== 'Node') errors.push({ type: 'NotSupported', field: 'target.kind', value: kind, supported: ['Node', '<empty>'] })
+  if (typeof node !== 'string') errors.push({ type: 'Invalid', field: 'target.name', value: node, detail: 'must be a string' })
+  else if (node === '') errors.push({ type: 'Required', field: 'target.name' })
+  // A Binding is not checked against a schema on its way in: what it writes into the pod is checked here.
+  const annotations = binding.metadata?.annotations ?? {}
+  if (typeof annotations !== 'object' || Array.isArray(annotations) || Object.values(annotations).some(v => typeof v !== 'string')) {
+    errors.push({ type: 'Invalid', field: 'metadata.annotations', value: annotations, detail: 'must be a map of strings' })
+  } else errors.push(...validateAnnotations(annotations, 'metadata.annotations'))
   return errors
 }
 

@@ -56,6 +56,8 @@ describe('pods/binding', () => {
     assert.equal(misnamed.json().message, 'name in URL does not match name in Binding object')
     assertInvalid(await bind(app(), 'plain', { ...binding('plain', ''), target: { kind: 'Node' } }), 'target.name', 'FieldValueRequired')
     assertInvalid(await bind(app(), 'plain', { ...binding('plain', 'x'), target: { kind: 'Pod', name: 'x' } }), 'target.kind', 'FieldValueNotSupported')
+    assertInvalid(await bind(app(), 'plain', { ...binding('plain', 'x'), target: { name: 7 } }), 'target.name', 'FieldValueInvalid')
+    assertInvalid(await bind(app(), 'plain', binding('plain', 'node-1', { annotations: { a: 1 } })), 'metadata.annotations', 'FieldValueInvalid')
     const stale = await bind(app(), 'plain', binding('plain', 'node-1', { uid: 'not-the-pods' }))
     assert.equal(stale.statusCode, 409)
     assert.match(stale.json().message, /Precondition failed: UID in precondition: not-the-pods/)
