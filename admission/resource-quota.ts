@@ -110,7 +110,7 @@ export default fp(async function resourceQuota (fastify: FastifyInstance) {
     const store = quotaStore()
     try {
       await store.update(namespace, c.name,
-        (old) => store.resource.subresources.status!.merge!({ ...old, metadata: { ...old.metadata, resourceVersion: c.resourceVersion }, status: { ...old.status, used: c.used } }, old),
+        (old) => ({ ...old, metadata: { ...old.metadata, resourceVersion: c.resourceVersion }, status: { ...old.status, used: c.used } }),
         { dryRun: false, fieldValidation: 'Ignore', force: false, subresource: 'status' }, caller())
       return true
     } catch (err) {

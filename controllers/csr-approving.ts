@@ -49,7 +49,7 @@ export default fp(async function csrApproving (fastify: FastifyInstance) {
         const approved = { type: CONDITION_TYPES.approved, status: 'True', reason: 'AutoApproved', message }
         try {
           await store.update('', csr.metadata.name,
-            (old) => store.resource.subresources.approval!.merge!({ ...old, metadata: { ...old.metadata, resourceVersion: csr.metadata.resourceVersion }, status: { ...old.status, conditions: [...(old.status?.conditions ?? []), approved] } }, old),
+            (old) => ({ ...old, metadata: { ...old.metadata, resourceVersion: csr.metadata.resourceVersion }, status: { ...old.status, conditions: [...(old.status?.conditions ?? []), approved] } }),
             { ...CONTROLLER_WRITE, subresource: 'approval' }, controllerCaller(MANAGER))
         } catch (err) {
           if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err

@@ -36,7 +36,7 @@ export default fp(async function csrSigning (fastify: FastifyInstance, opts: { s
         try {
           // Conditional on the version signed: a request changed meanwhile is looked at again.
           await store.update('', csr.metadata.name,
-            (old) => store.resource.subresources.status!.merge!({ ...old, metadata: { ...old.metadata, resourceVersion: csr.metadata.resourceVersion }, status }, old),
+            (old) => ({ ...old, metadata: { ...old.metadata, resourceVersion: csr.metadata.resourceVersion }, status }),
             { ...CONTROLLER_WRITE, subresource: 'status' }, controllerCaller(MANAGER))
         } catch (err) {
           if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err

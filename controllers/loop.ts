@@ -32,7 +32,7 @@ export const CONTROLLER_WRITE = { dryRun: false, fieldValidation: 'Ignore' as co
 export async function writeStatusIfUnchanged (store: ResourceStore, obj: AnyObject, status: AnyObject, manager: string): Promise<boolean> {
   try {
     await store.update(obj.metadata.namespace ?? '', obj.metadata.name,
-      (old) => store.resource.subresources.status!.merge!({ ...old, metadata: { ...old.metadata, resourceVersion: obj.metadata.resourceVersion }, status }, old),
+      (old) => ({ ...old, metadata: { ...old.metadata, resourceVersion: obj.metadata.resourceVersion }, status }),
       { ...CONTROLLER_WRITE, subresource: 'status' }, controllerCaller(manager))
     return true
   } catch (err) {

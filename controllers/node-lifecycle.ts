@@ -115,7 +115,7 @@ export default fp(async function nodeLifecycleController (fastify: FastifyInstan
     const store = nodes()
     try {
       const { json } = await store.update('', node.metadata.name, (old) => {
-        const next = subresource === 'status' ? store.resource.subresources.status!.merge!(change(old), old) : change(old)
+        const next = change(old)
         return { ...next, metadata: { ...next.metadata, resourceVersion: node.metadata.resourceVersion } }
       }, { ...CONTROLLER_WRITE, subresource }, caller)
       return JSON.parse(json) as AnyObject

@@ -142,7 +142,7 @@ export interface SubresourceDefinition<T = AnyObject> {
    * absent for create-only subresources. Its metadata is the request's whatever merge returns,
    * but for `resetMetadata` (run after mutating admission, as the reference's PrepareForUpdate).
    */
-  merge? (incoming: T, existing: T): T
+  merge? (incoming: T, existing: T, ctx: RequestContext): T
   /** Metadata fields a write through this subresource cannot change (kept as stored). */
   resetMetadata?: readonly string[]
   /**

@@ -27,6 +27,22 @@ export const FEATURE_GATES = {
     stage: 'BETA', default: false, since: '1.33',
     behaviour: 'Lease spec.strategy and spec.preferredHolder are kept; off, new Leases lose them'
   },
+  DeploymentReplicaSetTerminatingReplicas: {
+    stage: 'ALPHA', default: false, since: '1.33',
+    behaviour: 'Deployment and ReplicaSet status.terminatingReplicas is kept; off, a status write drops it unless the stored status has it'
+  },
+  HPAConfigurableTolerance: {
+    stage: 'ALPHA', default: false, since: '1.33',
+    behaviour: 'HorizontalPodAutoscaler behavior.scaleUp/scaleDown.tolerance is kept; off, a new one is dropped'
+  },
+  HPAScaleToZero: {
+    stage: 'ALPHA', default: false, since: '1.16',
+    behaviour: 'HorizontalPodAutoscaler spec.minReplicas may be 0 (with an Object or External metric); off, only an autoscaler already at 0 keeps it'
+  },
+  MaxUnavailableStatefulSet: {
+    stage: 'ALPHA', default: false, since: '1.24',
+    behaviour: 'StatefulSet updateStrategy.rollingUpdate.maxUnavailable is kept; off, a new one is dropped'
+  },
   RetryGenerateName: {
     stage: 'GA', default: true, lockToDefault: true, since: '1.32',
     behaviour: 'a create with generateName retries another name when the generated one is taken'

@@ -3,7 +3,7 @@
 // served as autoscaling/v1, which knows only a CPU percentage and keeps the rest in annotations
 // (hpa-v1-conversion.ts). `kubectl get hpa` asks for v2 Tables; `kubectl autoscale` creates v2.
 import { Type } from '@sinclair/typebox'
-import { defineResource, statusSubresource, type AnyObject, type Column, type FieldError } from './define.js'
+import { defineResource, statusSubresource, type AnyObject, type Column, type FieldError, type RequestContext } from './define.js'
 import { Int32, Int64, objectSchema, Quantity, Timestamp } from './meta.js'
 import { AtomicList, MapList } from './core-types.js'
 import { keepZero, message } from './protobuf.js'
@@ -98,11 +98,11 @@ const toleranceInUse = (hpa: Hpa | undefined): boolean =>
   hpa?.spec?.behavior?.scaleUp?.tolerance != null || hpa?.spec?.behavior?.scaleDown?.tolerance != null
 
 /**
- * The alpha HPAConfigurableTolerance gate is off: a new tolerance is dropped, as the reference
- * drops a disabled field, unless the object already had one.
+ * While the alpha HPAConfigurableTolerance gate is off, a new tolerance is dropped, as the
+ * reference drops a disabled field, unless the object already had one.
  */
-function dropDisabledFields (hpa: Hpa, old?: Hpa): void {
-  if (toleranceInUse(old)) return
+function dropDisabledFields (hpa: Hpa, old: Hpa | undefined, ctx: RequestContext): void {
+  if (ctx.features.enabled('HPAConfigurableTolerance') || toleranceInUse(old)) return
   for (const rules of [hpa.spec?.behavior?.scaleUp, hpa.spec?.behavior?.scaleDown]) {
     if (rules != null) delete rules.tolerance
   }
@@ -149,7 +149,7 @@ function validateSpec (spec: Hpa): FieldError[] {
   return errors
 }
 
-/** minReplicas may be 0 only with the alpha HPAScaleToZero gate (off), or when it already was 0. */
+/** minReplicas may be 0 only with the alpha HPAScaleToZero gate, or when it already was 0. */
 function validateMinReplicas (hpa: Hpa, lowerBound: number): FieldError[] {
   const min = hpa.spec?.minReplicas
   return min != null && min < lowerBound ? [{ type: 'Invalid', field: 'spec.minReplicas', value: min, detail: `must be greater than or equal to ${lowerBound}` }] : []
@@ -164,10 +164,12 @@ function validateStatus (status: Hpa | undefined): FieldError[] {
   return errors
 }
 
-const prepare = (hpa: Hpa, old?: Hpa): void => {
+const prepare = (hpa: Hpa, old: Hpa | undefined, ctx: RequestContext): void => {
   applyDefaults(hpa)
-  dropDisabledFields(hpa, old)
+  dropDisabledFields(hpa, old, ctx)
 }
+
+const scaleToZero = (ctx: RequestContext): boolean => ctx.features.enabled('HPAScaleToZero')
 
 const reference = (h: Hpa): string => `${String(h.spec?.scaleTargetRef?.kind ?? '')}/${String(h.spec?.scaleTargetRef?.name ?? '')}`
 
@@ -192,15 +194,15 @@ export default defineResource({
   schema,
   subresources: { status: statusSubresource() },
   strategy: {
-    prepareForCreate (hpa) {
-      prepare(hpa)
+    prepareForCreate (hpa, ctx) {
+      prepare(hpa, undefined, ctx)
       // A new autoscaler has observed nothing: the zero status the reference serialises.
       hpa.status = { desiredReplicas: 0 }
     },
-    prepareForUpdate (hpa, old) { prepare(hpa, old) },
+    prepareForUpdate (hpa, old, ctx) { prepare(hpa, old, ctx) },
     validate (hpa) { return [...validateSpec(hpa.spec ?? {}), ...validateStatus(hpa.status)] },
-    validateCreate (hpa) { return validateMinReplicas(hpa, 1) },
-    validateUpdate (hpa, old) { return validateMinReplicas(hpa, old.spec?.minReplicas === 0 ? 0 : 1) }
+    validateCreate (hpa, ctx) { return validateMinReplicas(hpa, scaleToZero(ctx) ? 0 : 1) },
+    validateUpdate (hpa, old, ctx) { return validateMinReplicas(hpa, scaleToZero(ctx) || old.spec?.minReplicas === 0 ? 0 : 1) }
   },
   columns: columns((h) => formatHPAMetrics(h.spec?.metrics, h.status?.currentMetrics)),
   servedAs: [{

@@ -3,7 +3,7 @@
 // its replicas, ordinals, template, update strategy, history limit, claim retention and
 // minReadySeconds, as the reference's ValidateStatefulSetUpdate allows.
 import { Type } from '@sinclair/typebox'
-import { defineResource, statusSubresource, type AnyObject, type FieldError } from './define.js'
+import { defineResource, statusSubresource, type AnyObject, type FieldError, type RequestContext } from './define.js'
 import { AGE_COLUMN, Int32, Int64, ObjectMeta, objectSchema, Timestamp } from './meta.js'
 import { AtomicList, LabelSelector, MapList, validateLabelSelector } from './core-types.js'
 import { IntOrString } from './pod-types.js'
@@ -138,8 +138,9 @@ function defaultSpec (set: StatefulSet): void {
   }
 }
 
-/** maxUnavailable is behind MaxUnavailableStatefulSet, alpha and off in 1.33: kept only where the stored set uses it. */
-function dropDisabledFields (set: StatefulSet, old: StatefulSet | undefined): void {
+/** maxUnavailable is behind MaxUnavailableStatefulSet, alpha: while it is off, kept only where the stored set uses it. */
+function dropDisabledFields (set: StatefulSet, old: StatefulSet | undefined, ctx: RequestContext): void {
+  if (ctx.features.enabled('MaxUnavailableStatefulSet')) return
   const rollingUpdate = set.spec?.updateStrategy?.rollingUpdate
   if (rollingUpdate?.maxUnavailable === undefined) return
   if (old?.spec?.updateStrategy?.rollingUpdate?.maxUnavailable != null) return
@@ -257,13 +258,13 @@ export default defineResource({
     scale: scaleSubresource({ specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', selector: (set) => labelSelectorText(set.spec?.selector) })
   },
   strategy: {
-    prepareForCreate (set) {
+    prepareForCreate (set, ctx) {
       set.status = { replicas: 0, availableReplicas: 0 }
-      dropDisabledFields(set, undefined)
+      dropDisabledFields(set, undefined, ctx)
       defaultSpec(set)
     },
-    prepareForUpdate (set, old) {
-      dropDisabledFields(set, old)
+    prepareForUpdate (set, old, ctx) {
+      dropDisabledFields(set, old, ctx)
       defaultSpec(set)
     },
     validate: (set) => [...validateSpec(set.spec ?? {}), ...validateStatus(set.status)],

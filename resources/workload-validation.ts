@@ -167,14 +167,14 @@ export function workloadUpdateWarnings (obj: AnyObject, old: AnyObject, template
 
 /**
  * The status subresource of a kind whose status has terminatingReplicas: the field is behind the
- * reference's alpha gate DeploymentReplicaSetTerminatingReplicas (off in 1.33, not offered
- * here), so a status write drops it unless the stored status already has it.
+ * reference's alpha gate DeploymentReplicaSetTerminatingReplicas (off by default in 1.33): while it
+ * is off, a status write drops it unless the stored status already has it.
  */
 export function terminatingReplicasGatedStatus (resetMetadata?: readonly string[]): SubresourceDefinition {
   return {
-    merge (incoming, existing) {
+    merge (incoming, existing, ctx) {
       const status = incoming.status == null ? incoming.status : { ...incoming.status }
-      if (status != null && existing.status?.terminatingReplicas == null) delete status.terminatingReplicas
+      if (status != null && !ctx.features.enabled('DeploymentReplicaSetTerminatingReplicas') && existing.status?.terminatingReplicas == null) delete status.terminatingReplicas
       return { ...existing, status }
     },
     ...(resetMetadata === undefined ? {} : { resetMetadata })

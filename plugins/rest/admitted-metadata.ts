@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
 import { badRequest, conflict, invalid, OPTIMISTIC_LOCK_MESSAGE } from '../../resources/status.js'
-import { fieldError, type AnyObject, type FieldError, type Resource } from '../../resources/define.js'
+import { fieldError, type AnyObject, type FieldError, type RequestContext, type Resource } from '../../resources/define.js'
 import { randomNameSuffix } from '../../resources/meta.js'
 import { decodedMetadata } from './object-identity.js'
 
@@ -92,7 +92,7 @@ function keepStored (meta: AnyObject, was: AnyObject, field: string): void {
  * admission): through the main resource the status; through a subresource everything its
  * merge does not take, and the metadata it resets.
  */
-export function keepUnowned (resource: Resource, obj: AnyObject, old: AnyObject, subresource: string): AnyObject {
+export function keepUnowned (resource: Resource, obj: AnyObject, old: AnyObject, subresource: string, ctx: RequestContext): AnyObject {
   const metadata = decodedMetadata(resource, obj.metadata)
   if (subresource === '') {
     if (resource.subresources.status !== undefined) {
@@ -103,7 +103,7 @@ export function keepUnowned (resource: Resource, obj: AnyObject, old: AnyObject,
     return obj
   }
   const def = resource.subresources[subresource]!
-  const merged = def.merge!(obj, old)
+  const merged = def.merge!(obj, old, ctx)
   const kept = { ...metadata }
   for (const f of def.resetMetadata ?? []) keepStored(kept, old.metadata, f)
   return { ...merged, metadata: kept }

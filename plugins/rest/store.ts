@@ -334,7 +334,7 @@ export class GenericStore extends StoreReads implements ResourceStore {
     dedupOwnerReferences(incoming, caller.warnings, false)
     await this.admission.mutate(attrs)
     if (view !== undefined) incoming = view.fromView(attrs.object!, incoming)
-    const obj = keepUnowned(this.resource, incoming, old, sub)
+    const obj = keepUnowned(this.resource, incoming, old, sub, ctx)
     attrs.object = view === undefined ? obj : view.toView(obj)
     dedupOwnerReferences(obj, caller.warnings, true)
     settleUpdatedMetadata(this.resource, obj, old, namespace, this.gr)
