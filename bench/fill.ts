@@ -9,17 +9,25 @@ import type { ApiObject } from '../storage/interface.js'
 
 const IN_FLIGHT = 2000
 
-/** Writes `count` copies of `template` (a stored ConfigMap) named `<prefix>-<n>` into `namespace`. */
-export async function fillConfigMaps (databaseUrl: string, template: string, namespace: string, prefix: string, count: number): Promise<void> {
+/**
+ * Writes `count` copies of `template` (a stored ConfigMap) named `<prefix>-<n>` into `namespace`
+ * (or `namespace(n)`), with `labels(n)` added to the template's when given.
+ */
+export async function fillConfigMaps (databaseUrl: string, template: string, namespace: string | ((n: number) => string), prefix: string, count: number,
+  labels?: (n: number) => Record<string, string>): Promise<void> {
   const storage = await createPostgresStorage({ url: databaseUrl, poolSize: 2 })
   try {
     const base = JSON.parse(template) as ApiObject & { metadata: Record<string, unknown> }
     let next = 0
     const writer = async (): Promise<void> => {
       while (next < count) {
-        const name = `${prefix}-${next++}`
-        const value = { ...base, metadata: { ...base.metadata, name, namespace, uid: randomUUID(), resourceVersion: undefined } }
-        await storage.write({ type: 'create', key: storageKey(configMaps, namespace, name), value })
+        const n = next++
+        const name = `${prefix}-${n}`
+        const ns = typeof namespace === 'string' ? namespace : namespace(n)
+        const metadata: Record<string, unknown> = { ...base.metadata, name, namespace: ns, uid: randomUUID(), resourceVersion: undefined }
+        if (labels !== undefined) metadata.labels = { ...(base.metadata.labels as Record<string, string> | undefined), ...labels(n) }
+        const value = { ...base, metadata }
+        await storage.write({ type: 'create', key: storageKey(configMaps, ns, name), value })
       }
     }
     await Promise.all(Array.from({ length: IN_FLIGHT }, writer))

@@ -1,7 +1,7 @@
 // The benchmark's flags: every workload's duration and concurrency, with defaults that finish
 // the suite in under five minutes on two cores.
 
-export const WORKLOADS = ['create', 'custom', 'webhook', 'get', 'list', 'watch', 'update', 'apply', 'hostile', 'memory', 'owned', 'startup'] as const
+export const WORKLOADS = ['create', 'custom', 'webhook', 'get', 'list', 'paged', 'watch', 'update', 'apply', 'hostile', 'memory', 'owned', 'startup'] as const
 export type Workload = typeof WORKLOADS[number]
 
 export interface BenchFlags {
@@ -17,6 +17,8 @@ export interface BenchFlags {
   getConcurrency: number
   listItems: number
   listIterations: number
+  /** ConfigMaps of the paged workload (a paged walk, namespace lists of ~1,000, a 1% selector, the unpaged list). */
+  pagedObjects: number
   watchers: number
   watchRate: number
   watchDuration: number
@@ -50,6 +52,7 @@ export const DEFAULTS: BenchFlags = {
   getConcurrency: 64,
   listItems: 10_000,
   listIterations: 20,
+  pagedObjects: 20_000,
   watchers: 1000,
   watchRate: 200,
   watchDuration: 20,
@@ -67,7 +70,7 @@ export const DEFAULTS: BenchFlags = {
 }
 
 const HELP = `usage: npm run bench -- [flags]
-  --only create,webhook,get,list,watch,update,apply,hostile,memory,owned,startup   workloads to run (default: all; owned: half as many
+  --only create,webhook,get,list,paged,watch,update,apply,hostile,memory,owned,startup   workloads to run (default: all; owned: half as many
                              ConfigMaps again as --memory-objects, each with an owner reference, on top of memory's)
   --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds});
                              each create round leaves its objects, so memory and start-up then run on more than --memory-objects
@@ -76,6 +79,8 @@ const HELP = `usage: npm run bench -- [flags]
   --create-duration S        --create-concurrency N   (${DEFAULTS.createDuration} s, ${DEFAULTS.createConcurrency}; the etcd and PostgreSQL ceilings use the same)
   --get-duration S           --get-concurrency N      (${DEFAULTS.getDuration} s, ${DEFAULTS.getConcurrency}; the bare Fastify ceiling too)
   --list-items N             --list-iterations N      (${DEFAULTS.listItems}, ${DEFAULTS.listIterations})
+  --paged-objects N          ConfigMaps (in namespaces of 1,000) for the paged walk, namespace, selector and unpaged lists,
+                             each beside JSON.stringify of the same items (${DEFAULTS.pagedObjects}; the issue's figure: 100000)
   --watchers N  --watch-rate W/s  --watch-duration S  (${DEFAULTS.watchers}, ${DEFAULTS.watchRate}, ${DEFAULTS.watchDuration} s)
   --update-duration S        --update-concurrency N   (${DEFAULTS.updateDuration} s, ${DEFAULTS.updateConcurrency})
   --hot-duration S           --hot-concurrency N      (${DEFAULTS.hotDuration} s, ${DEFAULTS.hotConcurrency})

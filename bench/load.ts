@@ -4,6 +4,7 @@
 import { performance } from 'node:perf_hooks'
 import { Pool } from 'undici'
 import type { Dispatcher } from 'undici'
+import { pagedLists, type PagedJob } from './paged-lists.js'
 import { BENCH_CRD, configMapBody, customObjectBody, latencySummary, type LatencySummary } from './payload.js'
 import { openWatchStream, type WatchStream } from './watch-stream.js'
 import { processCpuMs, processWaitMs } from './cpu.js'
@@ -102,7 +103,7 @@ export interface ListResult {
   stringify: LatencySummary
 }
 
-type Job = LoopJob | WatchJob | ListJob
+type Job = LoopJob | WatchJob | ListJob | PagedJob
 
 const SUCCESS: Record<RequestKind['kind'], number[]> = {
   create: [201],
@@ -366,7 +367,7 @@ async function watch (job: WatchJob): Promise<WatchResult> {
 
 async function main (): Promise<void> {
   const job = JSON.parse(process.argv[2]!) as Job
-  const result = job.mode === 'loop' ? await loop(job) : job.mode === 'list' ? await list(job) : await watch(job)
+  const result = job.mode === 'loop' ? await loop(job) : job.mode === 'list' ? await list(job) : job.mode === 'paged' ? await pagedLists(job) : await watch(job)
   process.stdout.write(JSON.stringify(result) + '\n')
 }
 

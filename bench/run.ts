@@ -13,6 +13,7 @@ import { startEtcd } from './ceilings/etcd.js'
 import { commandCpuMs, commandWaitMs, cpuDuring, machineCpuMs, perRequest, processCpuMs, processWaitMs, splitWaits, waitReaders } from './cpu.js'
 import { parseBenchFlags, type BenchFlags, type Workload } from './flags.js'
 import type { ListJob, ListResult, LoopJob, LoopResult, RequestKind, Target, WatchJob, WatchResult } from './load.js'
+import type { PagedJob, PagedResult } from './paged-lists.js'
 import { BENCH_CRD, configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
 import { runHostile } from './hostile.js'
@@ -30,6 +31,7 @@ const NS = {
   custom: 'bench-custom',
   get: 'bench-get',
   list: 'bench-list',
+  paged: 'bench-paged',
   watch: 'bench-watch',
   update: 'bench-update',
   apply: 'bench-apply',
@@ -342,6 +344,32 @@ async function main (): Promise<void> {
           pass: l.p50 <= 2 * listed.stringify.p50
         })
       }
+    })
+
+    if (runs('paged')) await attempt('paged', async () => {
+      // Namespaces of 1,000 (bench-paged-0, -1, ...); one object in a hundred labelled for the selector.
+      const perNamespace = 1000
+      const have = JSON.parse((await api(t, 'GET', `/api/v1/namespaces/${NS.paged}-0/configmaps?limit=1&resourceVersion=0`)).body) as { items: unknown[], metadata: { remainingItemCount?: number } }
+      if (have.items.length === 0) {
+        for (let i = 0; i * perNamespace < flags.pagedObjects; i++) await ensure(t, 'POST', '/api/v1/namespaces', `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"${NS.paged}-${i}"}}`)
+        const template = await ensure(t, 'POST', `/api/v1/namespaces/${NS.paged}-0/configmaps`, configMapBody('template', bytes))
+        log(`paged: writing ${flags.pagedObjects} ConfigMaps in namespaces of ${perNamespace} through the store`)
+        await fillConfigMaps(db.url, template, n => `${NS.paged}-${Math.floor(n / perNamespace)}`, 'p', flags.pagedObjects - 1,
+          n => ({ 'bench-shard': String(n % 100) }))
+      }
+      const total = await countConfigMaps(t, false)
+      log(`paged: ${total} ConfigMaps; paged walks (limit=500), unpaged lists, namespace lists, a 1% selector`)
+      const job: PagedJob = {
+        mode: 'paged', target: t, allPath: '/api/v1/configmaps', namespacePath: `/api/v1/namespaces/${NS.paged}-1/configmaps`,
+        selector: 'bench-shard=7', pageLimit: 500, walks: 3, unpagedIterations: 5, iterations: flags.listIterations, warmup: 2
+      }
+      const r = await runJson<PagedResult>(LOAD, job)
+      raw.paged = r
+      const ms = (n: number): string => `${round(n, 1)} ms`
+      rows.push({ workload: `paged walk ${r.objects} (limit 500)`, figure: `${ms(r.walk.p50)}, page p50 ${ms(r.pages.p50)} p99 ${ms(r.pages.p99)}`, ceiling: `unpaged list ${ms(r.unpaged.p50)}`, ratio: r.walk.p50 / r.unpaged.p50, target: '<= 2x', pass: r.walk.p50 <= 2 * r.unpaged.p50 })
+      rows.push({ workload: `unpaged list ${r.objects}`, figure: `p50 ${ms(r.unpaged.p50)}, ${mib(r.unpagedBytes)}`, ceiling: `stringify p50 ${ms(r.stringify.all.p50)}`, ratio: r.unpaged.p50 / r.stringify.all.p50, target: '<= 1.5x', pass: r.unpaged.p50 <= 1.5 * r.stringify.all.p50 })
+      rows.push({ workload: `namespace list ${r.namespaceItems}`, figure: `p50 ${ms(r.namespace.p50)}, p99 ${ms(r.namespace.p99)}`, ceiling: `stringify p50 ${ms(r.stringify.namespace.p50)}`, ratio: r.namespace.p50 / r.stringify.namespace.p50, target: '<= 1.0x', pass: r.namespace.p50 <= r.stringify.namespace.p50 })
+      rows.push({ workload: `label selector, ${r.selectorItems} of ${r.objects}`, figure: `p50 ${ms(r.selector.p50)}, p99 ${ms(r.selector.p99)}`, ceiling: `stringify p50 ${ms(r.stringify.selector.p50)}`, ratio: r.selector.p50 / r.stringify.selector.p50, target: '<= 2x', pass: r.selector.p50 <= 2 * r.stringify.selector.p50 })
     })
 
     if (runs('watch')) await attempt('watch', async () => {

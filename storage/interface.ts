@@ -66,7 +66,7 @@ export interface ListPage {
   revision: number
   /** The key after which the next page starts; undefined on the last page. */
   continueAfterKey?: string
-  /** Items after this page (only computed when a limit was given). */
+  /** Items after this page (only computed when `count` was asked). */
   remaining?: number
 }
 
@@ -78,6 +78,11 @@ export interface RangeOptions {
   limit?: number
   /** Start strictly after this key. */
   continueAfterKey?: string
+  /**
+   * Count the items after the page (`remaining`): a pass over the rest of the range, so asked only
+   * when the caller has no count of its own.
+   */
+  count?: boolean
 }
 
 /**
@@ -101,6 +106,12 @@ export interface Storage {
   currentRevision (): Promise<number>
   /** Revisions at or below this one can no longer be read or watched from. */
   compactedRevision (): Promise<number>
+  /**
+   * The highest compacted revision this process has learnt of (its own compactions, and every
+   * read that reports it), without asking: what a cache answering at past revisions must not
+   * reach below, as the database would refuse it.
+   */
+  knownCompactedRevision (): number
   /** Drops history at or below `upToRevision` (keeping each live key's newest value). Returns the new compacted revision. */
   compact (upToRevision: number): Promise<number>
   /**
@@ -145,6 +156,32 @@ export interface CacheEvent {
   prevAttrs?: ObjectAttrs
 }
 
+/** What an index of label keys can narrow a list by: objects with label `key`, one of `values` when given. */
+export interface LabelTerm { key: string, values?: readonly string[] }
+
+export interface PageQuery {
+  /** This cache's prefix or a namespace inside it. */
+  prefix: string
+  /** Start strictly after this key. */
+  after?: string
+  limit?: number
+  /** The state at this revision (a continue page, an Exact list); undefined: the newest the cache holds. */
+  revision?: number
+  /** Only the objects it accepts are listed; `more` then says whether another accepted one follows. */
+  filter?: (o: CachedObject) => boolean
+  /** Terms every accepted object meets (all of them): an index of label keys narrows the scan when they select few. */
+  labels?: readonly LabelTerm[]
+}
+
+export interface CachePage {
+  items: CachedObject[]
+  revision: number
+  /** Whether another object (another accepted one, with a filter) follows the page. */
+  more: boolean
+  /** Without a filter, and when `more`: how many objects follow the page, from the index's ranks. */
+  remaining?: number
+}
+
 export interface WatchHandle {
   stop (): void
 }
@@ -166,6 +203,13 @@ export interface WatchCache {
   get (key: string): CachedObject | undefined
   /** Current objects under `prefix` (this cache's prefix or a namespace inside it), in key order. */
   list (prefix: string): CachedObject[]
+  /**
+   * A page of the objects under `q.prefix` in key order, at the newest revision or at an older
+   * one its window of events still reaches back to (and not below the known compaction); in time
+   * proportional to the page (and to the changes since that revision), not to the collection.
+   * undefined when it cannot answer at that revision: the caller reads the database.
+   */
+  page (q: PageQuery): CachePage | undefined
   /**
    * Streams events with revision > afterRevision for keys under `prefix`, in revision order,
    * without gap or duplicate: from the window when it reaches back far enough, else replayed

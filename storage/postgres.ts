@@ -167,6 +167,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
            WHERE revision > $1 AND revision <= $2 ORDER BY revision LIMIT $3
          ) e ON true ORDER BY e.revision`,
         [after, until ?? Number.MAX_SAFE_INTEGER, limit], 'read-log-after')
+      sawCompacted(rows[0].compacted)
       return { compacted: rows[0].compacted, events: toEvents(rows) }
     },
     async listen (onNotify, onLost) {
@@ -208,6 +209,9 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   const readRevision = coalesce(async () => (await query<{ value: number }>('current-revision', pool, 'SELECT value FROM revision', [], 'current-revision'))[0].value)
   const reader = new LogReader(source, { pollIntervalMs: opts.pollIntervalMs ?? 1000, batchSize: LOG_BATCH, logger: opts.logger })
   let closed = false
+  /** The highest compacted revision seen by this process (knownCompactedRevision). */
+  let compactedSeen = 0
+  const sawCompacted = (revision: number): void => { if (revision > compactedSeen) compactedSeen = revision }
 
   return {
     async get (key) {
@@ -237,11 +241,17 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     currentRevision: readRevision,
 
     async compactedRevision () {
-      return (await query<{ revision: number }>('compacted-revision', pool, 'SELECT revision FROM compaction'))[0].revision
+      const revision = (await query<{ revision: number }>('compacted-revision', pool, 'SELECT revision FROM compaction'))[0].revision
+      sawCompacted(revision)
+      return revision
     },
 
-    compact (upToRevision) {
-      return compact(upToRevision)
+    knownCompactedRevision: () => compactedSeen,
+
+    async compact (upToRevision) {
+      const compacted = await compact(upToRevision)
+      sawCompacted(compacted)
+      return compacted
     },
 
     async readLog (prefix, afterRevision, untilRevision) {
@@ -261,6 +271,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
          ) e ON true ORDER BY e.revision`,
         [afterRevision, untilRevision, lo, hi ?? null])
       const compacted = rows[0].compacted
+      sawCompacted(compacted)
       if (afterRevision < compacted) {
         throw new StorageError('Compacted', prefix, `revision ${afterRevision} is below the compacted revision ${compacted}`, compacted)
       }
@@ -290,42 +301,47 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     // objects in key order: the objects then stream straight from the key index, with no sort
     // of every value (a sort of a large collection spills to disk), and a range with no objects
     // still gets its revision.
+    // One row past the limit says whether the page is the last, without counting the rest.
     const rows = await query<ObjectRow & { current: number | null, total: number | null }>('list', pool,
       `SELECT '' AS key, NULL::bigint AS revision, NULL::text AS value, (SELECT value FROM revision) AS current,
-         ${limit === undefined ? 'NULL::bigint' : `(SELECT count(*) FROM objects WHERE ${where})`} AS total
+         ${limit === undefined || range.count !== true ? 'NULL::bigint' : `(SELECT count(*) FROM objects WHERE ${where})`} AS total
        UNION ALL (
          SELECT key, revision, value, NULL, NULL FROM objects WHERE ${where} ORDER BY key LIMIT $3
        ) ORDER BY key`,
-      rangeParams(lo, range.continueAfterKey, limit, hi))
-    return toPage(rows, rows[0].current!, limit, rows[0].total)
+      rangeParams(lo, range.continueAfterKey, limit === undefined ? undefined : limit + 1, hi))
+    return toPage(rows, rows[0].current!, limit, range.count === true ? rows[0].total : null)
   }
 
   async function listAt (range: RangeOptions, rev: number): Promise<ListPage> {
     const [lo, hi] = keyRange(range.prefix)
     const limit = range.limit !== undefined && range.limit > 0 ? range.limit : undefined
     // The newest event of each key at or below rev is the key's state at rev, unless DELETED.
+    // DISTINCT ON walks the (key, revision DESC) index in key order from the page's first key
+    // and stops at the limit: a page costs its own keys' history, not the rest of the range.
+    // One row past the limit says whether more follow; the rest is counted only when asked.
     const atRev = `SELECT DISTINCT ON (key) key, revision, type, value FROM events
       WHERE key >= $1 AND key > $2 AND ($4::text IS NULL OR key < $4) AND revision <= $5
       ORDER BY key, revision DESC`
     const rows = await query<ObjectRow & { current: number, compacted: number, total: number | null }>('list-at-revision', pool,
       `WITH b AS (SELECT (SELECT value FROM revision) AS current, (SELECT revision FROM compaction) AS compacted)
        SELECT b.current, b.compacted,
-         ${limit === undefined ? 'NULL' : `CASE WHEN b.compacted <= $5 AND $5 <= b.current THEN (SELECT count(*) FROM (${atRev}) x WHERE type <> 'DELETED') END`} AS total,
+         ${limit === undefined || range.count !== true ? 'NULL' : `CASE WHEN b.compacted <= $5 AND $5 <= b.current THEN (SELECT count(*) FROM (${atRev}) x WHERE type <> 'DELETED') END`} AS total,
          p.key, p.revision, p.value
        FROM b LEFT JOIN LATERAL (
          SELECT key, revision, value FROM (${atRev}) x
          WHERE b.compacted <= $5 AND $5 <= b.current AND type <> 'DELETED'
          ORDER BY key LIMIT $3
        ) p ON true ORDER BY p.key`,
-      [...rangeParams(lo, range.continueAfterKey, limit, hi), rev])
+      [...rangeParams(lo, range.continueAfterKey, limit === undefined ? undefined : limit + 1, hi), rev])
     const { current, compacted } = rows[0]
+    sawCompacted(compacted)
     if (rev < compacted) {
       throw new StorageError('Compacted', range.prefix, `revision ${rev} is below the compacted revision ${compacted}`, compacted)
     }
     if (rev > current) {
       throw new StorageError('TooLarge', range.prefix, `revision ${rev} is newer than the current revision ${current}`)
     }
-    return toPage(rows, rev, limit, rows[0].total)
+    return toPage(rows, rev, limit, range.count === true ? rows[0].total : null)
   }
 
   /**
@@ -427,18 +443,19 @@ function rangeParams (lo: string, after: string | undefined, limit: number | und
   return [lo, after ?? '', limit ?? null, hi ?? null]
 }
 
+/** `rows` hold up to limit + 1 objects: the one past the limit only says that more follow. */
 function toPage (rows: ObjectRow[], revision: number, limit: number | undefined, total: number | null): ListPage {
   const items: StoredObject[] = []
+  let more = false
   for (const r of rows) {
     // A row without a revision carries only the list's revision (and count), not an object.
-    if (r.revision !== null) items.push({ key: r.key!, revision: r.revision, json: r.value! })
+    if (r.revision === null) continue
+    if (limit !== undefined && items.length === limit) { more = true; break }
+    items.push({ key: r.key!, revision: r.revision, json: r.value! })
   }
   const page: ListPage = { items, revision }
-  if (limit !== undefined) {
-    const remaining = Math.max(0, (total ?? 0) - items.length)
-    page.remaining = remaining
-    if (remaining > 0 && items.length > 0) page.continueAfterKey = items[items.length - 1].key
-  }
+  if (total !== null) page.remaining = Math.max(0, total - items.length)
+  if (more && items.length > 0) page.continueAfterKey = items[items.length - 1].key
   return page
 }
 

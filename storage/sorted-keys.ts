@@ -1,71 +1,132 @@
-// The keys of a watch cache in code-unit order, for prefix-range lists. Writes only append or
-// mark: keeping one array sorted on every create costs a memmove of the whole array, which at
-// tens of thousands of keys cost more than the rest of the cache's work on that event. The
-// order is restored, in one merge, by the next list that needs it.
+// The keys of a watch cache in code-unit order, for prefix-range lists and pages. A list of
+// sorted chunks (at most CHUNK_MAX keys each): a write inserts or removes in one chunk, a memmove
+// of at most a few thousand pointers whatever the collection's size, and a page starts at its
+// key by two binary searches (the chunk, then the key in it) and reads on in order, so a list
+// costs what it returns, not the collection. Ranks (how many keys lie before a key) add the
+// sizes of the chunks before it: a hundred additions at 100,000 keys.
+
+const CHUNK_MAX = 2048
+const CHUNK_MIN = 256
 
 export class SortedKeys {
-  private sorted: string[] = []
-  /** Keys added since the last merge that did not sort after every key already there. */
-  private added: string[] = []
-  /** Keys removed since the last merge; they stay in `sorted` until then and are skipped. */
-  private removed = 0
-
-  /** `live(key)`: whether the key is still present; ranges skip the others. */
-  constructor (private readonly live: (key: string) => boolean) {}
+  /** Non-empty chunks in order, each sorted; `firsts[i]` is `chunks[i][0]`. */
+  private chunks: string[][] = []
+  private firsts: string[] = []
+  private count = 0
 
   reset (keys: string[]): void {
-    // The database orders bytes, JS orders UTF-16 code units; range() searches in the latter.
-    this.sorted = keys.sort()
-    this.added = []
-    this.removed = 0
+    // The database orders bytes, JS orders UTF-16 code units; the searches use the latter.
+    keys.sort()
+    this.chunks = []
+    for (let i = 0; i < keys.length; i += CHUNK_MAX / 2) this.chunks.push(keys.slice(i, i + CHUNK_MAX / 2))
+    this.firsts = this.chunks.map(c => c[0]!)
+    this.count = keys.length
   }
 
+  get size (): number { return this.count }
+
+  /** Adds a key not present. */
   add (key: string): void {
-    const last = this.sorted.length === 0 ? undefined : this.sorted[this.sorted.length - 1]
-    if (this.added.length === 0 && (last === undefined || key > last)) this.sorted.push(key)
-    else this.added.push(key)
+    if (this.chunks.length === 0) {
+      this.chunks.push([key])
+      this.firsts.push(key)
+      this.count++
+      return
+    }
+    const c = Math.max(0, this.chunkOf(key))
+    const chunk = this.chunks[c]!
+    const at = lowerBound(chunk, key)
+    if (chunk[at] === key) return
+    // Appending at the end (names that grow) is the common case: push, no memmove.
+    if (at === chunk.length) chunk.push(key)
+    else chunk.splice(at, 0, key)
+    if (at === 0) this.firsts[c] = key
+    this.count++
+    if (chunk.length > CHUNK_MAX) {
+      const upper = chunk.splice(CHUNK_MAX / 2)
+      this.chunks.splice(c + 1, 0, upper)
+      this.firsts.splice(c + 1, 0, upper[0]!)
+    }
   }
 
-  remove (): void {
-    this.removed++
+  /** Removes a key if present. */
+  remove (key: string): void {
+    const c = this.chunkOf(key)
+    if (c < 0) return
+    const chunk = this.chunks[c]!
+    const at = lowerBound(chunk, key)
+    if (chunk[at] !== key) return
+    chunk.splice(at, 1)
+    this.count--
+    if (chunk.length === 0) {
+      this.chunks.splice(c, 1)
+      this.firsts.splice(c, 1)
+      return
+    }
+    if (at === 0) this.firsts[c] = chunk[0]!
+    // A small chunk joins its neighbour, so a collection that shrank keeps few chunks.
+    if (chunk.length < CHUNK_MIN && c + 1 < this.chunks.length && chunk.length + this.chunks[c + 1]!.length <= CHUNK_MAX) {
+      this.chunks[c] = chunk.concat(this.chunks[c + 1]!)
+      this.chunks.splice(c + 1, 1)
+      this.firsts.splice(c + 1, 1)
+    }
   }
 
-  /** The live keys starting with `prefix`, in order. */
+  /** The keys starting with `prefix`, in order. */
   range (prefix: string): string[] {
-    if (this.added.length > 0 || (this.removed > 1024 && this.removed * 4 > this.sorted.length)) this.merge()
     const out: string[] = []
-    const keys = this.sorted
-    for (let i = lowerBound(keys, prefix); i < keys.length && keys[i].startsWith(prefix); i++) {
-      if (this.live(keys[i])) out.push(keys[i])
+    for (const key of this.from(prefix)) {
+      if (!key.startsWith(prefix)) break
+      out.push(key)
     }
     return out
   }
 
-  private merge (): void {
-    const a = this.sorted
-    const b = this.added.sort()
-    const out: string[] = []
-    let i = 0
-    let j = 0
-    while (i < a.length || j < b.length) {
-      const key = j >= b.length || (i < a.length && a[i] <= b[j]) ? a[i++] : b[j++]
-      // A key removed and added again since the last merge is in both.
-      if (out.length > 0 && out[out.length - 1] === key) continue
-      if (this.live(key)) out.push(key)
+  /** The keys at or after `start`, in order (the caller stops when it leaves its range). */
+  * from (start: string): Generator<string> {
+    let c = Math.max(0, this.chunkOf(start))
+    if (c >= this.chunks.length) return
+    let i = lowerBound(this.chunks[c]!, start)
+    for (; c < this.chunks.length; c++, i = 0) {
+      const chunk = this.chunks[c]!
+      for (; i < chunk.length; i++) yield chunk[i]!
     }
-    this.sorted = out
-    this.added = []
-    this.removed = 0
+  }
+
+  /** How many keys sort before `key` (the key itself not counted). */
+  rank (key: string): number {
+    const c = this.chunkOf(key)
+    if (c < 0) return 0
+    let n = 0
+    for (let i = 0; i < c; i++) n += this.chunks[i]!.length
+    return n + lowerBound(this.chunks[c]!, key)
+  }
+
+  /** The index of the last chunk whose first key is <= key; -1 when key sorts before every key. */
+  private chunkOf (key: string): number {
+    let lo = 0
+    let hi = this.firsts.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if (this.firsts[mid]! <= key) lo = mid + 1
+      else hi = mid
+    }
+    return lo - 1
   }
 }
 
-function lowerBound (keys: string[], key: string): number {
+export function lowerBound (keys: readonly string[], key: string): number {
   let lo = 0
   let hi = keys.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (keys[mid] < key) lo = mid + 1
+    if (keys[mid]! < key) lo = mid + 1
     else hi = mid
   }
   return lo
+}
+
+/** The smallest string above every string starting with `prefix` (its last code unit incremented). */
+export function prefixEnd (prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1)
 }

@@ -2,9 +2,11 @@
 // of recent events, kept current from the one shared log subscription, so that watches, lists
 // at resourceVersion 0 and consistent reads need no SQL.
 import {
-  type CacheEvent, type CachedObject, type LogEvent, type ObjectAttrs, type Storage, StorageError,
+  type CacheEvent, type CachedObject, type CachePage, type LogEvent, type ObjectAttrs, type PageQuery, type Storage, StorageError,
   type WatchCache, type WatchHandle
 } from './interface.js'
+import { countUnder, PastState, readPage } from './cache-pages.js'
+import { LabelIndex } from './label-index.js'
 import { SortedKeys } from './sorted-keys.js'
 
 export type ExtractAttrs = (obj: any) => ObjectAttrs
@@ -43,6 +45,11 @@ export interface WatchCachesOptions {
 }
 
 const DEFAULT_WINDOW = 10_000
+/** Past states kept per cache (one per paged walk in progress), and how long one unused is kept. */
+const PAST_STATES = 4
+const PAST_STATE_IDLE_MS = 60_000
+/** A label index serves a list when its terms select at most this share of the listed range. */
+const INDEX_SHARE = 1 / 4
 const RESYNC_MAX_BACKOFF_MS = 5000
 
 /**
@@ -172,10 +179,14 @@ class Cache implements WatchCache {
   private fillDone: Promise<void>
   private settleFill?: { resolve: () => void, reject: (err: unknown) => void }
   private filled = false
-  private readonly objects = new Map<string, CachedObject>()
-  private readonly keys = new SortedKeys(key => this.objects.has(key))
+  readonly objects = new Map<string, CachedObject>()
+  readonly keys = new SortedKeys()
+  /** The states at past revisions that continue pages were read at, most recently used last. */
+  private pasts: PastState[] = []
+  /** Built by the first list with a label selector. */
+  private labels?: LabelIndex
   /** The window: events[head..] in revision order. */
-  private events: CacheEvent[] = []
+  private events: Event[] = []
   private head = 0
   /** Log batches held while a fill is in flight. */
   private heldLog?: Array<[LogEvent[], number]>
@@ -213,6 +224,8 @@ class Cache implements WatchCache {
         keys.push(item.key)
       }
       this.keys.reset(keys)
+      this.pasts = []
+      this.labels = undefined
       this.revision = page.revision
       this.events = []
       this.head = 0
@@ -248,12 +261,13 @@ class Cache implements WatchCache {
       if (e.type === 'DELETED') {
         if (prev !== undefined) {
           this.objects.delete(e.key)
-          this.keys.remove()
+          this.keys.remove(e.key)
         }
       } else {
         this.objects.set(e.key, entry)
         if (prev === undefined) this.keys.add(e.key)
       }
+      this.labels?.touch(e.key)
       this.events.push(ce)
       if (this.events.length - this.head > this.windowSize) this.dropOldest()
       this.revision = e.revision
@@ -267,13 +281,16 @@ class Cache implements WatchCache {
   trimTo (compacted: number): void {
     while (this.head < this.events.length && this.events[this.head].revision <= compacted) this.dropOldest()
     if (compacted > this.windowStart) this.windowStart = Math.min(compacted, this.revision)
+    // Past states hold replaced values alive: those no walk has read for a while go.
+    const idleSince = Date.now() - PAST_STATE_IDLE_MS
+    this.pasts = this.pasts.filter(p => p.revision >= compacted && p.lastUsed >= idleSince)
   }
 
   private dropOldest (): void {
     this.windowStart = this.events[this.head].revision
     // The slot is reclaimed only at the next slice: until then it must not keep the event's
     // object and the one it replaced (a MODIFIED burst's old values) alive.
-    ;(this.events as Array<CacheEvent | undefined>)[this.head] = undefined
+    ;(this.events as Array<Event | undefined>)[this.head] = undefined
     this.head++
     // Reclaim the dropped slots now and then rather than shifting on every event.
     if (this.head >= this.windowSize) {
@@ -290,6 +307,46 @@ class Cache implements WatchCache {
 
   list (prefix: string): CachedObject[] {
     return this.keys.range(prefix).map(key => this.objects.get(key)!)
+  }
+
+  page (q: PageQuery): CachePage | undefined {
+    const revision = q.revision ?? this.revision
+    let past: PastState | undefined
+    if (q.revision !== undefined) {
+      // Below what the database still answers at, the database's answer (410) stands.
+      if (!this.filled || revision > this.revision || revision < this.storage.knownCompactedRevision()) return undefined
+      if (revision < this.revision && (this.heldLog !== undefined || revision < this.windowStart)) return undefined
+      if (this.firstAfter(revision) < this.events.length) {
+        past = this.pastAt(revision)
+        if (past === undefined) return undefined
+      }
+    }
+    let candidates: Iterable<string> | undefined
+    if (q.labels !== undefined && q.labels.length > 0) {
+      this.labels ??= new LabelIndex(this.objects)
+      candidates = this.labels.candidates(q.labels, Math.max(64, countUnder(this.keys, q.prefix) * INDEX_SHARE))
+    }
+    return readPage(this, q, revision, past, candidates)
+  }
+
+  /** The state at `revision` of the keys changed since, from the window (undefined when it no longer reaches back). */
+  private pastAt (revision: number): PastState | undefined {
+    let past = this.pasts.find(p => p.revision === revision)
+    if (past !== undefined) {
+      this.pasts = this.pasts.filter(p => p !== past)
+      // Its changes up to upTo are in it; the window must still hold every one after.
+      if (past.upTo < this.windowStart) past = undefined
+    }
+    if (past === undefined && revision < this.windowStart) return undefined
+    past ??= new PastState(revision)
+    for (let i = this.firstAfter(past.upTo); i < this.events.length; i++) {
+      if (!past.add(this.events[i]) || past.states.size > this.windowSize) return undefined
+    }
+    past.upTo = this.revision
+    past.lastUsed = Date.now()
+    this.pasts.push(past)
+    if (this.pasts.length > PAST_STATES) this.pasts.shift()
+    return past
   }
 
   waitForRevision (rev: number, timeoutMs: number): Promise<void> {
@@ -444,7 +501,7 @@ class Entry implements CachedObject {
 
 /** A window event: the object it wrote (or its last state, for DELETED) and the one it replaced. */
 class Event implements CacheEvent {
-  constructor (readonly type: CacheEvent['type'], private readonly entry: CachedObject, private readonly prev?: CachedObject) {}
+  constructor (readonly type: CacheEvent['type'], private readonly entry: CachedObject, readonly prev?: CachedObject) {}
   get key (): string { return this.entry.key }
   get revision (): number { return this.entry.revision }
   get json (): string { return this.entry.json }

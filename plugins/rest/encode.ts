@@ -1,10 +1,11 @@
 // Writes answers in the negotiated representation; JSON objects go out as the stored bytes.
+import { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import { stringify as toYaml } from 'yaml'
 import type { AnyObject, Resource } from '../../resources/define.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
 import type { Representation } from './negotiation.js'
-import { partialObjectMetadata, table, type IncludeObject } from './table.js'
+import { partialObjectMetadata, table, tableRow, type IncludeObject } from './table.js'
 
 export interface EncodeOptions { repr: Representation, pretty: boolean, includeObject: IncludeObject }
 
@@ -31,9 +32,71 @@ export function sendObject (reply: FastifyReply, code: number, r: Resource, json
   return sendText(reply, code, json, o)
 }
 
+/**
+ * Lists whose items hold more than this many characters of JSON go out streamed: written in
+ * chunks of about CHUNK characters as the socket takes them (chunked transfer coding, as the
+ * reference streams its JSON collections), never built as one string. Settable for tests, which
+ * compare both ways.
+ */
+export const listStreaming = { minChars: 256 * 1024 }
+const CHUNK = 64 * 1024
+/** What Fastify writes for a JSON string; a stream gets no charset of its own. */
+const STREAMED_JSON = `${MEDIA_TYPES.json}; charset=utf-8`
+
+/** The answer's text in pieces, as one chunked stream of about CHUNK characters each. */
+function streamOf (pieces: Iterable<string>): Readable {
+  function * chunks (): Generator<Buffer> {
+    let chunk = ''
+    for (const piece of pieces) {
+      chunk += piece
+      if (chunk.length >= CHUNK) {
+        yield Buffer.from(chunk)
+        chunk = ''
+      }
+    }
+    if (chunk !== '') yield Buffer.from(chunk)
+  }
+  // Pulled as the socket drains: at most a chunk or two are held beside the items.
+  return Readable.from(chunks(), { objectMode: false, highWaterMark: CHUNK })
+}
+
+/** Whether a list answer is streamed: large, plain JSON, and not kept whole by an audit that records answers. */
+function streams (reply: FastifyReply, items: ReadonlyArray<{ json: string }>, o: EncodeOptions): boolean {
+  if (o.pretty || listStreaming.minChars === Infinity) return false
+  const audit = reply.request.auditContext
+  if (audit !== null && audit !== undefined && audit.decision.level === 'RequestResponse') return false
+  let chars = 0
+  for (const item of items) {
+    chars += item.json.length
+    if (chars > listStreaming.minChars) return true
+  }
+  return false
+}
+
+/** A JSON document whose last member is an array, as its text before the array's items, the items, and its end. */
+function * jsonWithArray (head: string, items: Iterable<string>): Generator<string> {
+  yield head
+  let first = true
+  for (const item of items) {
+    yield first ? item : `,${item}`
+    first = false
+  }
+  yield ']}'
+}
+
+function * rowsOf (r: Resource, items: ReadonlyArray<{ json: string }>, o: EncodeOptions & { repr: { as: 'Table', apiVersion: string } }): Generator<string> {
+  // Each item is parsed only when its row is written.
+  for (const item of items) yield JSON.stringify(tableRow(r, JSON.parse(item.json) as AnyObject, o.includeObject, o.repr.apiVersion))
+}
+
 /** A list, concatenating the items' stored JSON without parsing it. */
 export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json: string }>, listMeta: AnyObject, o: EncodeOptions): FastifyReply {
   if (o.repr.as === 'Table') {
+    if (streams(reply, items, o)) {
+      // JSON.stringify without spacing composes: the rows written one by one are the same bytes.
+      const empty = JSON.stringify(table(r, [], listMeta, o.includeObject, o.repr.apiVersion))
+      return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(empty.slice(0, -2), rowsOf(r, items, { ...o, repr: o.repr }))))
+    }
     const objs = items.map(i => JSON.parse(i.json) as AnyObject)
     return sendText(reply, 200, JSON.stringify(table(r, objs, listMeta, o.includeObject, o.repr.apiVersion)), { ...o, repr: { as: 'json' } })
   }
@@ -41,7 +104,11 @@ export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json:
     const body = { kind: 'PartialObjectMetadataList', apiVersion: o.repr.apiVersion, metadata: listMeta, items: items.map(i => partialObjectMetadata(JSON.parse(i.json), o.repr.as === 'PartialObjectMetadata' ? o.repr.apiVersion : '')) }
     return sendText(reply, 200, JSON.stringify(body), o)
   }
-  let json = `{"kind":${JSON.stringify(r.listKind)},"apiVersion":${JSON.stringify(r.apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`
+  const head = `{"kind":${JSON.stringify(r.listKind)},"apiVersion":${JSON.stringify(r.apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`
+  if (o.repr.as === 'json' && streams(reply, items, o)) {
+    return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
+  }
+  let json = head
   for (let i = 0; i < items.length; i++) json += (i === 0 ? '' : ',') + items[i]!.json
   json += ']}'
   return sendText(reply, 200, json, o)
@@ -50,3 +117,7 @@ export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json:
 /** A plain document (Status, discovery), honouring pretty and YAML. */
 export const sendDocument = (reply: FastifyReply, code: number, doc: unknown, o: EncodeOptions): FastifyReply =>
   sendText(reply, code, JSON.stringify(doc), o)
+
+function * itemsJson (items: ReadonlyArray<{ json: string }>): Generator<string> {
+  for (const item of items) yield item.json
+}

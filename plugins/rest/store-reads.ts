@@ -3,7 +3,7 @@
 import { badRequest, notFound, tooLargeResourceVersion } from '../../resources/status.js'
 import { keyPrefix, storageKey, type AnyObject, type Resource } from '../../resources/define.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
-import { listFromCache, listFromStorage, type ListResult, type StorageListing } from './list.js'
+import { listFromCache, listFromStorage, type ListResult, type Selection, type StorageListing } from './list.js'
 import { storageErrorToStatus } from './storage-errors.js'
 import { parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from '../../machinery/selectors.js'
 import { decodeContinue } from './continue.js'
@@ -31,7 +31,7 @@ export class StoreReads {
     this.gr = { group: resource.group, resource: resource.plural }
     this.prefix = keyPrefix(resource)
     this.supportedFields = new Set(['metadata.name', 'metadata.namespace', ...Object.keys(resource.fieldSelectors ?? {})])
-    this.listing = { storage, attrs: this.attrs, translateError: (err) => this.translateError(err, '') }
+    this.listing = { storage, attrs: this.attrs, translateError: (err) => this.translateError(err, ''), remainingAfter: new Map() }
   }
 
   key (namespace: string, name: string): string { return storageKey(this.resource, this.resource.namespaced ? namespace : '', name) }
@@ -171,18 +171,28 @@ export class StoreReads {
         throw badRequest('specifying resource version is not allowed when using continue')
       }
       const token = decodeContinue(o.continue)
-      return await listFromStorage(this.listing, prefix, token.rv, o.limit, `${prefix}${token.start}`, sel, filtered, true)
+      return await this.listAt(prefix, token.rv, o.limit, `${prefix}${token.start}`, sel, filtered, true)
     }
     const rv = o.resourceVersion === undefined ? undefined : Number(o.resourceVersion)
     const exact = rv !== undefined && rv > 0 && (o.resourceVersionMatch === 'Exact' || (o.resourceVersionMatch === undefined && o.limit !== undefined))
-    if (exact) return await listFromStorage(this.listing, prefix, rv, o.limit, undefined, sel, filtered, false)
+    if (exact) return await this.listAt(prefix, rv, o.limit, undefined, sel, filtered, false)
     // ConsistentListFromCache off: a consistent list reads the database at its newest revision.
     if (rv === undefined && !this.registry.features.enabled('ConsistentListFromCache')) {
       const current = await this.translate(() => this.storage.currentRevision(), '')
       return await listFromStorage(this.listing, prefix, current, o.limit, undefined, sel, filtered, false)
     }
     await this.freshen(rv)
-    return listFromCache(this.cache, prefix, o.limit, sel, filtered)
+    return listFromCache(this.cache, prefix, o.limit, sel, filtered)!
+  }
+
+  /**
+   * A list at an exact revision (a continue page, an Exact list): from the watch cache while its
+   * window reaches back to the revision, else from the database's log.
+   */
+  private async listAt (prefix: string, revision: number, limit: number | undefined, after: string | undefined,
+    sel: Selection, filtered: boolean, fromContinue: boolean): Promise<ListResult> {
+    return listFromCache(this.cache, prefix, limit, sel, filtered, revision, after) ??
+      await listFromStorage(this.listing, prefix, revision, limit, after, sel, filtered, fromContinue)
   }
 
   protected translateError (err: unknown, name: string): Error { return storageErrorToStatus(err, this.gr, name, this.cache.revision) }

@@ -109,7 +109,7 @@ export function storageContract (name: string, make: MakeStorage): void {
       const s = await make(t)
       for (let i = 0; i < 10; i++) await s.write({ type: 'create', key: key('ns', `o${i}`), value: configMap('ns', `o${i}`) })
       const snapshot = (await s.list({ prefix: PREFIX })).items
-      const first = await s.list({ prefix: PREFIX, limit: 4 })
+      const first = await s.list({ prefix: PREFIX, limit: 4, count: true })
       assert.deepEqual(names(first.items), ['ns/o0', 'ns/o1', 'ns/o2', 'ns/o3'])
       assert.equal(first.remaining, 6)
       assert.equal(first.continueAfterKey, key('ns', 'o3'))
@@ -122,11 +122,14 @@ export function storageContract (name: string, make: MakeStorage): void {
         await s.write({ type: 'create', key: key('ns', `o5x${n}`), value: configMap('ns', `o5x${n}`) })
         if (n === 0) await s.write({ type: 'delete', key: key('ns', 'o8'), value: configMap('ns', 'o8'), expectRevision: 9 })
         n++
-        page = await s.list({ prefix: PREFIX, revision: first.revision, limit: 4, continueAfterKey: page.continueAfterKey })
+        page = await s.list({ prefix: PREFIX, revision: first.revision, limit: 4, continueAfterKey: page.continueAfterKey, count: n === 2 })
         assert.equal(page.revision, first.revision)
+        // The rest is counted only when asked.
+        if (n !== 2) assert.equal(page.remaining, undefined)
         items.push(...page.items)
       }
       assert.equal(page.remaining, 0)
+      assert.equal(page.continueAfterKey, undefined)
       assert.deepEqual(items, snapshot)
       assert.equal(n, 2)
     })

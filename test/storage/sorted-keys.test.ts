@@ -1,39 +1,50 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import { SortedKeys } from '../../storage/sorted-keys.js'
+import { SortedKeys, prefixEnd } from '../../storage/sorted-keys.js'
 
 describe('SortedKeys', () => {
-  it('ranges match a sorted set through random adds, removes and re-adds', () => {
+  it('ranges, pages and ranks match a sorted set through random adds, removes and re-adds', () => {
     const live = new Set<string>()
-    const keys = new SortedKeys(k => live.has(k))
+    const keys = new SortedKeys()
     let seed = 42
     const rand = (n: number): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n }
-    const initial = Array.from({ length: 200 }, (_, i) => `/r/ns${i % 3}/o${i}`)
+    // Enough keys that the chunks split and merge.
+    const initial = Array.from({ length: 6000 }, (_, i) => `/r/ns${i % 3}/o${i}`)
     for (const k of initial) live.add(k)
     keys.reset([...initial])
-    for (let step = 0; step < 5000; step++) {
-      const key = `/r/ns${rand(3)}/o${rand(400)}`
+    for (let step = 0; step < 20_000; step++) {
+      const key = `/r/ns${rand(3)}/o${rand(9000)}`
       if (live.has(key)) {
         live.delete(key)
-        keys.remove()
+        keys.remove(key)
       } else {
         live.add(key)
         keys.add(key)
       }
-      if (step % 97 === 0) {
+      if (step % 1997 === 0) {
+        const sorted = [...live].sort()
+        assert.equal(keys.size, sorted.length)
         for (const prefix of ['/r/', '/r/ns1/', '/r/ns2/o1', '/x/']) {
-          assert.deepEqual(keys.range(prefix), [...live].filter(k => k.startsWith(prefix)).sort(), `step ${step} prefix ${prefix}`)
+          assert.deepEqual(keys.range(prefix), sorted.filter(k => k.startsWith(prefix)), `step ${step} prefix ${prefix}`)
+          assert.equal(keys.rank(prefixEnd(prefix)) - keys.rank(prefix), sorted.filter(k => k.startsWith(prefix)).length)
         }
+        const start = `/r/ns1/o${rand(9000)}`
+        const page: string[] = []
+        for (const k of keys.from(start)) { if (page.length === 50) break; page.push(k) }
+        assert.deepEqual(page, sorted.filter(k => k >= start).slice(0, 50), `page from ${start}`)
+        assert.equal(keys.rank(start), sorted.filter(k => k < start).length)
       }
     }
   })
 
-  it('orders by UTF-16 code units and appends in order without a merge', () => {
-    const live = new Set(['/a/b', '/a/\u00e9', '/a/Z'])
-    const keys = new SortedKeys(k => live.has(k))
-    keys.reset([...live])
-    live.add('/a/zz')
+  it('orders by UTF-16 code units and empties cleanly', () => {
+    const keys = new SortedKeys()
+    keys.reset(['/a/b', '/a/\u00e9', '/a/Z'])
     keys.add('/a/zz')
     assert.deepEqual(keys.range('/a/'), ['/a/Z', '/a/b', '/a/zz', '/a/\u00e9'])
+    for (const k of ['/a/b', '/a/\u00e9', '/a/Z', '/a/zz']) keys.remove(k)
+    assert.deepEqual(keys.range('/a/'), [])
+    keys.add('/a/x')
+    assert.deepEqual(keys.range('/'), ['/a/x'])
   })
 })
