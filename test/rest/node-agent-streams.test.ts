@@ -8,7 +8,9 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { closedPort, startFakeNodeAgent, type FakeNodeAgent } from '../helpers/fake-node-agent.js'
+import { allow, startAdmissionWebhook } from '../helpers/admission-webhook.js'
 import { hostAddress } from '../../controllers/kubernetes-service.js'
+import { GROUPS } from '../../resources/naming.js'
 
 const pods = '/api/v1/namespaces/default/pods'
 
@@ -203,5 +205,38 @@ describe('the proxy subresources', { skip: needsHost }, () => {
     const unnamed = await app.request({ method: 'GET', url: '/api/v1/namespaces/default/services/front/proxy/' })
     assert.equal(unnamed.statusCode, 503)
     assert.equal(unnamed.json().message, 'no endpoints available for service "front"')
+  })
+})
+
+describe('admission of the stream subresources', () => {
+  it('sees the proxies as CONNECT with their options kinds and path; a log read is no CONNECT', async (t) => {
+    const { app, agent } = await withAgent(t)
+    const hooks = await startAdmissionWebhook(t)
+    hooks.handle('/streams', () => allow())
+    await created(app, `/apis/${GROUPS.admissionregistration}/v1/validatingwebhookconfigurations`, {
+      metadata: { name: 'streams' },
+      webhooks: [{
+        name: 'streams.hooks.example.com',
+        clientConfig: { url: `${hooks.base}/streams`, caBundle: hooks.caBundle },
+        rules: [{ operations: ['CONNECT'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/*', 'nodes/proxy', 'services/proxy'] }],
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1']
+      }]
+    })
+    await podOn(app, 'web', 'n1')
+    agent.logs.set('default/web/main', 'x\n')
+    assert.equal((await app.request({ method: 'GET', url: `${pods}/web/log` })).statusCode, 200)
+    assert.equal(hooks.on('/streams').length, 0, 'a log read is not admitted')
+    // Refused for its loopback address after admission, as the reference orders it.
+    const nodeProxy = await app.request({ method: 'PUT', url: '/api/v1/nodes/n1/proxy/a/b/', payload: 'x', headers: { 'content-type': 'text/plain' } })
+    assert.equal(nodeProxy.statusCode, 400, nodeProxy.body)
+    await app.request({ method: 'GET', url: `${pods}/web:8080/proxy/metrics` })
+    const [node, pod] = hooks.on('/streams').map(c => c.review.request)
+    assert.equal(node.operation, 'CONNECT')
+    assert.equal(node.subResource, 'proxy')
+    assert.equal(node.name, 'n1')
+    assert.deepEqual(node.object, { kind: 'NodeProxyOptions', apiVersion: 'v1', path: '/a/b/' })
+    assert.equal(pod.name, 'web:8080')
+    assert.deepEqual(pod.object, { kind: 'PodProxyOptions', apiVersion: 'v1', path: '/metrics' })
   })
 })
