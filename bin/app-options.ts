@@ -17,6 +17,16 @@ export interface Prepared {
 /** The levels at which the server says more: a line per request, and a failed start's stack. */
 export const verbose = (flags: Pick<Flags, 'logLevel'>): boolean => flags.logLevel === 'debug' || flags.logLevel === 'trace'
 
+/** The contents of a flag's file; a missing one names the flag. */
+function readFlagFile (flag: string, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined
+  try {
+    return readFileSync(path, 'utf8')
+  } catch (err) {
+    throw new Error(`--${flag}: ${(err as Error).message}`)
+  }
+}
+
 export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Prepared): AppOptions {
   const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
   const tls = {
@@ -73,6 +83,13 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
       retryPeriodMs: flags.leaderElectRetryPeriodMs,
       namespace: flags.leaderElectResourceNamespace,
       name: flags.leaderElectResourceName
+    },
+    nodeAgent: {
+      clientCertPem: readFlagFile('kubelet-client-certificate', flags.kubeletClientCertificate),
+      clientKeyPem: readFlagFile('kubelet-client-key', flags.kubeletClientKey),
+      caPem: readFlagFile('kubelet-certificate-authority', flags.kubeletCertificateAuthority),
+      preferredAddressTypes: flags.kubeletPreferredAddressTypes,
+      timeoutMs: flags.kubeletTimeoutMs
     },
     ...authOptions(flags, pki)
   }

@@ -54,7 +54,7 @@ function resourceEntry (r: Resource): Record<string, unknown> {
   if (r.categories !== undefined) entry.categories = r.categories
   const subs = Object.entries(r.subresources)
   if (subs.length > 0) {
-    entry.subresources = subs.map(([subresource, def]) => ({ subresource, responseKind: def.connect !== undefined ? { ...responseKind, group: '', version: 'v1', kind: def.connect.optionsKind } : def.view !== undefined ? viewKind(def.view) : def.requestKind !== undefined ? viewKind(def.requestKind) : responseKind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() }))
+    entry.subresources = subs.map(([subresource, def]) => ({ subresource, responseKind: def.connect !== undefined && def.connect.carries !== 'read' ? { ...responseKind, group: '', version: 'v1', kind: def.connect.optionsKind } : def.view !== undefined ? viewKind(def.view) : def.requestKind !== undefined ? viewKind(def.requestKind) : responseKind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() }))
   }
   return entry
 }

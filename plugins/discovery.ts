@@ -37,7 +37,7 @@ function apiResources (resources: Resource[], storedAs: StoredAs | undefined) {
     if (r.categories !== undefined) entry.categories = r.categories
     out.push(entry)
     for (const [sub, def] of Object.entries(r.subresources)) {
-      const entry: Record<string, unknown> = { name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: def.connect?.optionsKind ?? r.kind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() }
+      const entry: Record<string, unknown> = { name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: def.connect !== undefined && def.connect.carries !== 'read' ? def.connect.optionsKind : r.kind, verbs: [...(def.verbs ?? ['get', 'update', 'patch'])].sort() }
       // A subresource of another kind names it (a Scale, a TokenRequest, an Eviction): kubectl
       // drain finds the eviction's group version here.
       const other = def.view !== undefined ? viewKind(def.view) : def.requestKind !== undefined ? viewKind(def.requestKind) : undefined

@@ -113,24 +113,57 @@ export interface Strategy<T = AnyObject> {
 export interface ConnectContext {
   /** A stored object of any kind (the parent's node), or undefined when there is none. */
   lookup (gr: GroupResource, namespace: string, name: string): Promise<Readonly<AnyObject> | undefined>
+  /** The name as the path gave it: a proxy's may carry a scheme and port (`https:web:8443`). */
+  name: string
+  /** --kubelet-preferred-address-types: which of a Node's addresses its agent is dialled at, in order (default the kind's). */
+  nodeAddressTypes?: readonly string[]
 }
 
-/** Where a CONNECT subresource's stream goes: a node agent's endpoint and path. */
-export interface StreamLocation { host: string, port: number, path: string }
+/**
+ * Where a subresource's stream goes. `agent` streams go to a node agent over its transport (the
+ * client certificate of --kubelet-client-*); `proxy` ones to a pod or a port of a node over the
+ * proxy transport (TLS unverified, as the reference's proxy transport).
+ */
+export interface StreamLocation {
+  host: string
+  port: number | undefined
+  path: string
+  /** The backend's query, without `?`; the request's own query is passed on when absent. */
+  query?: string
+  scheme: 'https' | 'http'
+  transport: 'agent' | 'agent-insecure' | 'proxy'
+}
 
 /**
  * How a query parameter of a CONNECT subresource becomes a field of its options object:
- * `boolean` is false only for `0` and `false`, as the reference server's query conversion.
+ * `boolean` is false only for `0` and `false`, as the reference server's query conversion;
+ * `integer` is one int64, `time` an RFC 3339 time.
  */
-export type ConnectParameter = 'string' | 'boolean' | 'strings' | 'integers'
+export type ConnectParameter = 'string' | 'boolean' | 'strings' | 'integers' | 'integer' | 'time'
 
-/** A CONNECT subresource (pods/exec, pods/attach): GET or POST with an upgrade to a stream. */
+/**
+ * How a stream subresource is carried: `upgrade` (exec, attach, portforward: GET or POST that
+ * switches protocols), `proxy` (every method, the path past the subresource is the options'
+ * `path`), `read` (a GET answered with the backend's body: pods/log).
+ */
+export type StreamCarriage = 'upgrade' | 'proxy' | 'read'
+
+/** A subresource whose answer comes from elsewhere (pods/exec, pods/log, nodes/proxy). */
 export interface ConnectDefinition<T = AnyObject> {
   /** The kind of the options object admission sees (PodExecOptions), built from the query. */
   optionsKind: string
   parameters: Record<string, ConnectParameter>
-  /** Where the stream of `parent` would go; throws ApiError when it has nowhere to go. */
-  locate (parent: T, options: AnyObject, ctx: ConnectContext): Promise<StreamLocation>
+  /** Default `upgrade`. Only `upgrade` and `proxy` requests pass admission (operation CONNECT). */
+  carries?: StreamCarriage
+  /** The parent's name from the path's (a proxy's `https:web:8443` names `web`); throws ApiError for a malformed one. */
+  parentName? (name: string): string
+  /** The options' errors (422 Invalid of the options kind), before the parent is read. */
+  validate? (options: AnyObject): FieldError[]
+  /**
+   * Where the stream of `parent` goes; throws ApiError when it has nowhere to go, undefined when
+   * there is nothing to stream (the log of a pod on no node: an empty answer).
+   */
+  locate (parent: T, options: AnyObject, ctx: ConnectContext): Promise<StreamLocation | undefined>
 }
 
 /** A subresource served on `<item>/<name>`: which part of an incoming object it may change. */
@@ -430,7 +463,10 @@ export const statusSubresource = (resetMetadata?: readonly string[]): Subresourc
 export const STATUS_ONLY_METADATA = ['deletionTimestamp', 'generation', 'selfLink', 'labels', 'annotations', 'finalizers', 'ownerReferences'] as const
 
 /** A CONNECT subresource, authorized as `create` (POST) and `get` (GET), as the reference server does. */
-export const connectSubresource = <T = AnyObject>(connect: ConnectDefinition<T>): SubresourceDefinition<T> => ({ connect, verbs: ['create', 'get'] })
+export const connectSubresource = <T = AnyObject>(connect: ConnectDefinition<T>): SubresourceDefinition<T> => ({
+  connect,
+  verbs: connect.carries === 'read' ? ['get'] : connect.carries === 'proxy' ? ['create', 'delete', 'get', 'patch', 'update'] : ['create', 'get']
+})
 
 /** The finalizers the garbage collector owns (metav1.FinalizerOrphanDependents, FinalizerDeleteDependents). */
 export const GC_FINALIZERS = { orphan: 'orphan', foreground: 'foregroundDeletion' } as const

@@ -1,7 +1,7 @@
 // Node (core v1, cluster scope): a machine pods run on; its agent reports status.
 import { Type } from '@sinclair/typebox'
-import { defineResource, type AnyObject, type ConnectContext, type SubresourceDefinition } from './define.js'
-import { ApiError, notFound } from './status.js'
+import { defineResource, type AnyObject, type SubresourceDefinition } from './define.js'
+import { nodeProxySubresource } from './proxy-locations.js'
 import { AGE_COLUMN, Int32, objectSchema } from './meta.js'
 import { LABELS } from './naming.js'
 import { AtomicList, Condition, MapList, ObjectReference, ResourceList, Taint, validateResourceList, validateTaints } from './core-types.js'
@@ -109,27 +109,6 @@ function roles (n: Node): string {
   return out.length === 0 ? '<none>' : out.sort().join(',')
 }
 
-/** The address types tried for a node agent, in the reference server's default order (--kubelet-preferred-address-types). */
-export const PREFERRED_ADDRESS_TYPES = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP']
-/** The node agent's port when its Node reports none. */
-export const DEFAULT_AGENT_PORT = 10250
-
-/** Where a node's agent listens (upstream's GetConnectionInfo): its preferred address and reported port. */
-export async function nodeAgentEndpoint (nodeName: string, ctx: ConnectContext): Promise<{ host: string, port: number }> {
-  const node = await ctx.lookup({ group: '', resource: 'nodes' }, '', nodeName)
-  if (node === undefined) throw notFound({ group: '', resource: 'nodes' }, nodeName)
-  const addresses: Node[] = node.status?.addresses ?? []
-  for (const type of PREFERRED_ADDRESS_TYPES) {
-    const found = addresses.find(a => a.type === type)
-    if (found !== undefined) {
-      const reported: unknown = node.status?.daemonEndpoints?.kubeletEndpoint?.Port
-      return { host: found.address, port: typeof reported === 'number' && reported > 0 ? reported : DEFAULT_AGENT_PORT }
-    }
-  }
-  // A plain error upstream: 500 without a reason, the addresses in Go's %v form.
-  throw new ApiError(500, '', `no preferred addresses found; known addresses: [${addresses.map(a => `{${String(a.type)} ${String(a.address)}}`).join(' ')}]`)
-}
-
 const address = (n: Node, type: string): string => ((n.status?.addresses ?? []) as Node[]).find(a => a.type === type)?.address ?? '<none>'
 
 export default defineResource({
@@ -142,7 +121,7 @@ export default defineResource({
   scope: 'Cluster',
   schema,
   generation: false,
-  subresources: { status: nodeStatus },
+  subresources: { status: nodeStatus, proxy: nodeProxySubresource },
   strategy: {
     ...warnOnWrite((n: Node) => [
       ...(n.spec?.configSource != null ? ['spec.configSource: the feature is removed'] : []),

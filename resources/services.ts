@@ -4,6 +4,7 @@
 // server's (service-validation.ts).
 import { Type } from '@sinclair/typebox'
 import { defineResource, statusSubresource } from './define.js'
+import { serviceProxySubresource } from './proxy-locations.js'
 import { AGE_COLUMN, Int32, Int64, objectSchema, StringMap } from './meta.js'
 import { AtomicList, Condition, MapList } from './core-types.js'
 import { IntOrString } from './pod-types.js'
@@ -170,7 +171,7 @@ export default defineResource({
   schema,
   nameRule: serviceNameProblems,
   deleteReturns: 'Object',
-  subresources: { status: statusSubresource() },
+  subresources: { status: statusSubresource(), proxy: serviceProxySubresource },
   strategy: {
     ...warnOnWrite((svc: Record<string, any>) => Object.hasOwn(svc.metadata?.annotations ?? {}, TOPOLOGY_AWARE_HINTS)
       ? [`annotation ${TOPOLOGY_AWARE_HINTS} is deprecated, please use ${TOPOLOGY_MODE} instead`]

@@ -21,6 +21,7 @@ import audit from '../plugins/audit/index.js'
 import protobuf from '../plugins/protobuf/index.js'
 import deprecation from '../plugins/deprecation.js'
 import rest from '../plugins/rest/index.js'
+import streams from '../plugins/streams/index.js'
 import shutdown from '../plugins/shutdown.js'
 import discovery from '../plugins/discovery.js'
 import openapi from '../plugins/openapi/index.js'
@@ -96,6 +97,7 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   // The generic REST verbs, and every kind through them.
   await app.register(protobuf)
   await app.register(deprecation)
+  await app.register(streams, opts.nodeAgent ?? {})
   await app.register(rest, {
     watch: { bookmarkIntervalMs: opts.bookmarkIntervalMs, maxBufferedBytes: opts.watchMaxBufferedBytes },
     served: (...a) => runtimeConfig.served(...a),

@@ -11,6 +11,7 @@ import type { LeaderElectionOptions } from '../controllers/leader-election.js'
 import type { NodeLifecycleOptions } from '../controllers/node-lifecycle.js'
 import type { ShutdownOptions } from '../plugins/shutdown.js'
 import type { ServiceRanges } from '../resources/services.js'
+import type { NodeAgentOptions } from '../plugins/streams/index.js'
 
 /** The port the server listens on unless told otherwise (--secure-port), the reference's. */
 export const DEFAULT_SECURE_PORT = 6443
@@ -66,4 +67,6 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
    * address when it names one host, else the first global address of this host's interfaces.
    */
   advertiseAddress?: string
+  /** --kubelet-*: how node agents are dialled for logs, exec, port-forward and nodes/proxy. */
+  nodeAgent?: NodeAgentOptions
 }

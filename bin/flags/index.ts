@@ -7,6 +7,7 @@ import { AUTHORIZATION_FLAGS } from './authorization.js'
 import { CONTROLLER_FLAGS } from './controllers.js'
 import { FEATURE_FLAGS } from './features.js'
 import type { Kind } from './kinds.js'
+import { NODE_AGENT_FLAGS } from './node-agent.js'
 import { SERVING_FLAGS } from './serving.js'
 import type { Flag } from './spec.js'
 
@@ -17,6 +18,7 @@ export const FLAGS = [
   ...AUTHORIZATION_FLAGS,
   ...ADMISSION_FLAGS,
   ...AUDIT_FLAGS,
+  ...NODE_AGENT_FLAGS,
   ...CONTROLLER_FLAGS
 ] as const
 

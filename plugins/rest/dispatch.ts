@@ -73,15 +73,17 @@ export function restCall (request: FastifyRequest, reply: FastifyReply, context:
   const older = converted === undefined && info.apiVersion !== r.version ? registry.olderVersion(info.apiGroup, info.apiVersion, info.resource) : undefined
   const served = converted?.served ?? (older?.columns === undefined ? r : { ...r, columns: older.columns })
   if (info.namespace !== '' && !served.namespaced) throw pathNotFound()
-  if (info.parts.length > 3) throw pathNotFound()
   const sub = info.subresource
   if (sub !== '' && served.subresources[sub] === undefined) throw pathNotFound()
+  // Only a proxy subresource has a path past it (`pods/p/proxy/metrics`).
+  if (info.parts.length > 3 && served.subresources[sub]?.connect?.carries !== 'proxy') throw pathNotFound()
   const verb = info.verb as Verb
   const query = request.query as Query
   let handler: VerbHandler
   let enc: EncodeOptions
   if (sub !== '' && served.subresources[sub]!.connect !== undefined) {
-    if (info.name === '' || (verb !== 'get' && verb !== 'create') || request.method === 'HEAD') throw methodNotSupported(store.gr, request.method)
+    const def = served.subresources[sub]!
+    if (info.name === '' || !(def.verbs ?? []).includes(verb) || (request.method === 'HEAD' && def.connect!.carries !== 'proxy')) throw methodNotSupported(store.gr, request.method)
     handler = serveConnect
     enc = CONNECT_ENCODING
   } else {

@@ -62,7 +62,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   for (const url of ['/api/*', '/apis/*']) {
     fastify.route({ method: [...methods], url, handler: serve, exposeHeadRoute: false, onRequest: emptyContentTypeIsNone })
   }
-}, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission', 'protobuf', 'authz'] })
+}, { name: 'rest', dependencies: ['request-info', 'errors', 'storage', 'admission', 'protobuf', 'authz', 'streams'] })
 
 /**
  * An empty Content-Type header is no Content-Type, as the reference's decoder takes it (a create

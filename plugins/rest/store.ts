@@ -180,15 +180,19 @@ export class GenericStore extends StoreReads implements ResourceStore {
   }
 
   /**
-   * A CONNECT subresource: admission sees the options (operation CONNECT, before the parent is
-   * read, as the reference handler orders it), then the kind locates the parent's stream.
+   * A stream subresource: admission sees the options (operation CONNECT, before the parent is
+   * read, as the reference handler orders it) unless `admit` is false (pods/log is a read), then
+   * the kind locates the parent's stream; undefined when there is nothing to stream.
    */
-  async connect (namespace: string, name: string, sub: string, options: AnyObject, caller: Caller): Promise<StreamLocation> {
+  async connect (namespace: string, name: string, sub: string, options: AnyObject, caller: Caller, admit: boolean, nodeAddressTypes: readonly string[] | undefined): Promise<StreamLocation | undefined> {
     const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CONNECT', namespace, name, subresource: sub, caller, dryRun: false, object: options })
-    await this.admission.mutate(attrs)
-    await this.admission.validate(attrs)
-    const parent = JSON.parse((await this.get(namespace, name)).json) as AnyObject
-    return await this.resource.subresources[sub]!.connect!.locate(parent, attrs.object ?? options, { lookup: attrs.lookup })
+    if (admit) {
+      await this.admission.mutate(attrs)
+      await this.admission.validate(attrs)
+    }
+    const def = this.resource.subresources[sub]!.connect!
+    const parent = JSON.parse((await this.get(namespace, def.parentName?.(name) ?? name)).json) as AnyObject
+    return await def.locate(parent, attrs.object ?? options, { lookup: attrs.lookup, name, ...(nodeAddressTypes === undefined ? {} : { nodeAddressTypes }) })
   }
 
   async create (namespace: string, body: AnyObject, opts: WriteOptions & Ownership, caller: Caller): Promise<{ json: string, object: AnyObject }> {

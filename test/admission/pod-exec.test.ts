@@ -1,12 +1,13 @@
 // The pods' CONNECT subresources (exec, attach, portforward) through the generic REST layer:
 // admission sees operation CONNECT with the options object; the stream is located as the
-// reference server locates it and answered as it answers when it cannot reach the node agent;
+// reference server locates it and answered as it answers when it cannot reach the node agent (a
+// port nothing listens on);
 // DenyEscalatingExec and DenyExecOnPrivileged refuse exec and attach into escalating pods.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp } from '../helpers/app.js'
 import { allow, startAdmissionWebhook } from '../helpers/admission-webhook.js'
-import { NO_NODE_AGENT_STREAMS } from '../../plugins/rest/connect.js'
+import { closedPort } from '../helpers/fake-node-agent.js'
 import { GROUPS } from '../../resources/naming.js'
 
 const pods = '/api/v1/namespaces/default/pods'
@@ -44,28 +45,31 @@ describe('pods/exec, pods/attach and pods/portforward', () => {
     const bare = await exec(app, 'on-bare')
     assert.equal(bare.statusCode, 500, bare.body)
     assert.equal(bare.json().message, 'no preferred addresses found; known addresses: []')
-    await node(app, 'n1', { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }, { type: 'InternalIP', address: '10.0.0.7' }] })
+    const port = await closedPort()
+    const refused = `error dialing backend: dial tcp 127.0.0.1:${port}: connect: connection refused`
+    await node(app, 'n1', { addresses: [{ type: 'ExternalIP', address: '203.0.113.9' }, { type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } })
     await podOn(app, 'web', { nodeName: 'n1' })
     for (const [method, headers] of [['POST', SPDY], ['GET', WEBSOCKET]] as const) {
       const res = await exec(app, 'web', 'command=date&stdout=1', method, headers)
       assert.equal(res.statusCode, 500, res.body)
       assert.equal(res.json().reason, undefined)
-      assert.equal(res.json().message, `error dialing backend: dial tcp 10.0.0.7:10250: ${NO_NODE_AGENT_STREAMS}`)
+      assert.equal(res.json().message, refused)
     }
     const plain = await exec(app, 'web', 'command=date', 'POST', {})
     assert.equal(plain.statusCode, 400, plain.body)
     assert.equal(plain.json().message, 'Upgrade request required')
     const attach = await app.request({ method: 'POST', url: `${pods}/web/attach?stdin=true&tty=true`, headers: SPDY })
-    assert.equal(attach.json().message, `error dialing backend: dial tcp 10.0.0.7:10250: ${NO_NODE_AGENT_STREAMS}`)
+    assert.equal(attach.json().message, refused)
     const forward = await app.request({ method: 'POST', url: `${pods}/web/portforward?ports=8080`, headers: SPDY })
-    assert.equal(forward.json().message, `error dialing backend: dial tcp 10.0.0.7:10250: ${NO_NODE_AGENT_STREAMS}`)
+    assert.equal(forward.json().message, refused)
     const badPorts = await app.request({ method: 'POST', url: `${pods}/web/portforward?ports=http`, headers: SPDY })
     assert.equal(badPorts.statusCode, 400, badPorts.body)
   })
 
   it('choose the container as the reference server does', async (t) => {
     const app = await buildTestApp(t)
-    await node(app, 'n1', { addresses: [{ type: 'Hostname', address: 'n1.example.com' }], daemonEndpoints: { kubeletEndpoint: { Port: 10260 } } })
+    const port = await closedPort()
+    await node(app, 'n1', { addresses: [{ type: 'InternalIP', address: '203.0.113.9' }, { type: 'Hostname', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: port } } })
     await podOn(app, 'two', { nodeName: 'n1', initContainers: [{ name: 'init', image: 'busybox:1.36' }], containers: [{ name: 'a', image: 'nginx:1.27' }, { name: 'b', image: 'nginx:1.27' }] })
     const unnamed = await exec(app, 'two')
     assert.equal(unnamed.statusCode, 400, unnamed.body)
@@ -74,7 +78,7 @@ describe('pods/exec, pods/attach and pods/portforward', () => {
     assert.equal(wrong.statusCode, 400, wrong.body)
     assert.equal(wrong.json().message, 'container c is not valid for pod two')
     const named = await exec(app, 'two', 'container=b&command=ls')
-    assert.equal(named.json().message, `error dialing backend: dial tcp n1.example.com:10260: ${NO_NODE_AGENT_STREAMS}`)
+    assert.equal(named.json().message, `error dialing backend: dial tcp 127.0.0.1:${port}: connect: connection refused`)
     const missing = await exec(app, 'nope')
     assert.equal(missing.statusCode, 404, missing.body)
     assert.equal(missing.json().message, 'pods "nope" not found')
@@ -133,7 +137,7 @@ describe('DenyExecOnPrivileged and DenyEscalatingExec', () => {
   }
   const setup = async (t: Parameters<typeof buildTestApp>[0], enable: string[]): Promise<App> => {
     const app = await buildTestApp(t, { admission: { enable } })
-    await node(app, 'n1', { addresses: [{ type: 'InternalIP', address: '10.0.0.7' }] })
+    await node(app, 'n1', { addresses: [{ type: 'InternalIP', address: '127.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: await closedPort() } } })
     for (const [name, spec] of Object.entries(specs)) await podOn(app, name, spec)
     return app
   }
