@@ -10,6 +10,7 @@ import type { AuditOptions } from '../plugins/audit/index.js'
 import type { LeaderElectionOptions } from '../controllers/leader-election.js'
 import type { NodeLifecycleOptions } from '../controllers/node-lifecycle.js'
 import type { ShutdownOptions } from '../plugins/shutdown.js'
+import type { FlowControlOptions } from '../plugins/flowcontrol/index.js'
 import type { ServiceRanges } from '../resources/services.js'
 
 /** The port the server listens on unless told otherwise (--secure-port), the reference's. */
@@ -66,4 +67,6 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
    * address when it names one host, else the first global address of this host's interfaces.
    */
   advertiseAddress?: string
+  /** --enable-priority-and-fairness, --max-requests-inflight, --max-mutating-requests-inflight, --request-timeout. */
+  flowControl?: FlowControlOptions
 }
