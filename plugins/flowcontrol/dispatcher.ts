@@ -73,26 +73,29 @@ export class LevelState {
     this.resize()
   }
 
-  reconfigure (entry: PriorityLevelEntry, limits: LevelLimits): void {
+  /** Takes a new spec; returns the waiters the new queues have no place for (a level that no longer queues). */
+  reconfigure (entry: PriorityLevelEntry, limits: LevelLimits): Waiter[] {
     const before = this.entry.queuing
     this.entry = entry
     this.limits = limits
-    if (before?.queues !== entry.queuing?.queues || before?.handSize !== entry.queuing?.handSize) this.resize()
+    if (before?.queues === entry.queuing?.queues && before?.handSize === entry.queuing?.handSize) return []
+    return this.resize()
   }
 
-  /** New queue count or hand size: waiters move to the new queues (their order kept). */
-  private resize (): void {
+  /** New queue count or hand size: waiters move to the first new queue, their order kept. */
+  private resize (): Waiter[] {
     const waiters = this.queues.flatMap(q => q.waiters)
     this.hands.clear()
     const count = this.entry.queuing?.queues ?? 0
     this.queues = Array.from({ length: count }, () => ({ waiters: [], queuedSeats: 0, executingSeats: 0, virtualTime: this.clock }))
+    const q = this.queues[0]
+    if (q === undefined) return waiters
     for (const w of waiters) {
-      const q = this.queues[0]
-      if (q === undefined) continue
       w.queue = q
       q.waiters.push(w)
       q.queuedSeats += w.seats
     }
+    return []
   }
 
   /** The queues a flow may use: handSize of them, dealt from the flow's hash as the reference's dealer deals. */
@@ -158,7 +161,12 @@ export class Dispatcher {
       const l = limits.get(name)!
       const state = this.levels.get(name)
       if (state === undefined) this.levels.set(name, new LevelState(entry, l))
-      else state.reconfigure(entry, l)
+      else {
+        for (const w of state.reconfigure(entry, l)) {
+          // The level no longer queues: rejected as a Reject level rejects (the old queue still lists it).
+          this.drop(state, w, 'concurrency-limit')
+        }
+      }
       if (!entry.exempt) pool += l.lendable
     }
     // A level gone from the configuration keeps serving what it holds; it gets nothing new.

@@ -105,3 +105,14 @@ test('a wide request waits for enough seats; its width is bounded by what the le
   assert.equal(d.levels.get('wide')!.inUseSeats, limit)
   g.release()
 })
+
+test('waiters of a level that stops queueing are rejected, not forgotten', async () => {
+  const d = dispatcherOf(1, [level('q', 100, 0, queue(2, 1, 5), 0)])
+  const running = grant(d.admit('q', 's', 'f', 1, 60_000))
+  const waiting = d.admit('q', 's', 'f', 1, 60_000)
+  assert.ok('outcome' in waiting)
+  d.configure(digestConfig([], [level('q', 100, 0, REJECT, 0)]))
+  assert.deepEqual(await waiting.outcome, { rejected: 'concurrency-limit' })
+  assert.equal(d.levels.get('q')!.waiting, 0)
+  running.release()
+})
