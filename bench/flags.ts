@@ -1,7 +1,7 @@
 // The benchmark's flags: every workload's duration and concurrency, with defaults that finish
 // the suite in under five minutes on two cores.
 
-export const WORKLOADS = ['create', 'custom', 'webhook', 'get', 'list', 'paged', 'watch', 'update', 'apply', 'hostile', 'memory', 'owned', 'startup'] as const
+export const WORKLOADS = ['create', 'custom', 'webhook', 'get', 'list', 'paged', 'watch', 'update', 'apply', 'hostile', 'fairness', 'memory', 'owned', 'startup'] as const
 export type Workload = typeof WORKLOADS[number]
 
 export interface BenchFlags {
@@ -31,6 +31,9 @@ export interface BenchFlags {
   memoryObjects: number
   /** Times each hostile input and its benign twin are sent; the least of each kind's slowest /readyz answers counts. */
   hostileRounds: number
+  /** The fairness workload: seconds of trickle unloaded, then under the flood; the flood's clients. */
+  fairnessDuration: number
+  fairnessConcurrency: number
   /** Write the server's CPU profile (node --cpu-prof) into bench/results/. */
   cpuProf: boolean
   /** A PostgreSQL server to create the benchmark's database on; default: embedded. */
@@ -64,13 +67,15 @@ export const DEFAULTS: BenchFlags = {
   applyConcurrency: 64,
   memoryObjects: 100_000,
   hostileRounds: 3,
+  fairnessDuration: 10,
+  fairnessConcurrency: 48,
   cpuProf: false,
   keep: false,
   serverNodeArgs: []
 }
 
 const HELP = `usage: npm run bench -- [flags]
-  --only create,webhook,get,list,paged,watch,update,apply,hostile,memory,owned,startup   workloads to run (default: all; owned: half as many
+  --only create,webhook,get,list,paged,watch,update,apply,hostile,fairness,memory,owned,startup   workloads to run (default: all; owned: half as many
                              ConfigMaps again as --memory-objects, each with an owner reference, on top of memory's)
   --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds});
                              each create round leaves its objects, so memory and start-up then run on more than --memory-objects
@@ -87,6 +92,8 @@ const HELP = `usage: npm run bench -- [flags]
   --apply-duration S         --apply-concurrency N    (${DEFAULTS.applyDuration} s, ${DEFAULTS.applyConcurrency}; creates of the same run are its ceiling)
   --memory-objects N         ConfigMaps cached before RSS is read (${DEFAULTS.memoryObjects})
   --hostile-rounds N         each hostile input and its benign twin sent N times, with /readyz probed (${DEFAULTS.hostileRounds})
+  --fairness-duration S      --fairness-concurrency N (${DEFAULTS.fairnessDuration} s, ${DEFAULTS.fairnessConcurrency}; one user's gets alone, then beside
+                             another user's lists and creates from N clients, each user in a priority level of its own)
   --cpu-prof                 write the server's CPU profile to bench/results/
   --database-url URL         create the benchmark database there (default: $DATABASE_URL, else embedded PostgreSQL)
   --keep                     keep the temporary directory

@@ -15,6 +15,8 @@ export interface Target {
   ca?: string
   cert?: string
   key?: string
+  /** Sent with every request of a loop (impersonation: the admin's requests as another user). */
+  headers?: Record<string, string>
 }
 
 /** A closed loop: `concurrency` clients, each sending its next request when the last is answered. */
@@ -227,7 +229,9 @@ async function loop (job: LoopJob): Promise<LoopResult> {
     while (performance.now() < deadline && sent < limit) {
       sent++
       const t0 = performance.now()
-      const res = await p.request(r.next())
+      const options = r.next()
+      if (job.target.headers !== undefined) options.headers = { ...(options.headers as Record<string, string> | undefined), ...job.target.headers }
+      const res = await p.request(options)
       const good = ok.includes(res.statusCode)
       if (r.needsBody || !good) {
         const body = await res.body.text()

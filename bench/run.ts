@@ -17,6 +17,7 @@ import type { PagedJob, PagedResult } from './paged-lists.js'
 import { BENCH_CRD, configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
 import { runHostile } from './hostile.js'
+import { runFairness, setUpFairness } from './fairness.js'
 import { freePort, runJson, startJsonService, TS_NODE_ARGS } from './process.js'
 import { LABELS } from '../resources/naming.js'
 import { medianOf, printTable, type Row } from './table.js'
@@ -36,6 +37,7 @@ const NS = {
   update: 'bench-update',
   apply: 'bench-apply',
   hostile: 'bench-hostile',
+  fairness: 'bench-fairness',
   memory: 'bench-memory',
   owned: 'bench-owned'
 }
@@ -431,6 +433,28 @@ async function main (): Promise<void> {
       const ratio = worst.hostileMs / ceiling
       rows.push({ workload: 'hostile input, slowest /readyz', figure: `${round(worst.hostileMs, 1)} ms (${worst.what})`, ceiling: `${round(ceiling, 1)} ms benign`, ratio, target: '<= 3x', pass: ratio <= 3 })
       for (const c of h.cases) notes.push(`hostile: ${c.what}: slowest /readyz ${round(c.hostileMs, 1)} ms, ${round(c.benignMs, 1)} ms for a benign body of its size; answers ${[...new Set(c.statuses)].join(', ')}`)
+    })
+
+    if (runs('fairness')) await attempt('fairness', async () => {
+      await setUpFairness((method, path, body, okCodes) => ensure(t, method, path, body, okCodes))
+      await ensure(t, 'POST', `/api/v1/namespaces/${NS.fairness}/configmaps`, configMapBody('object', bytes))
+      const listItems = 500
+      checkLoop('fairness fill', await loop(t, { kind: 'create', namespace: NS.fairness, prefix: 'item', payloadBytes: bytes }, 16, { count: listItems }))
+      log(`fairness: one user's gets alone for ${flags.fairnessDuration} s, then beside another user's lists (${listItems} items) and creates from ${flags.fairnessConcurrency} clients`)
+      const f = await runFairness(t, NS.fairness, `/api/v1/namespaces/${NS.fairness}/configmaps/object`, { durationS: flags.fairnessDuration, floodConcurrency: flags.fairnessConcurrency, listItems, payloadBytes: bytes })
+      raw.fairness = f
+      const ratio = f.loaded.latency.p99 / f.unloaded.latency.p99
+      const rejected = (f.floodLists.statuses['429'] ?? 0) + (f.floodCreates.statuses['429'] ?? 0)
+      const flood = f.floodLists.requests + f.floodCreates.requests
+      rows.push({
+        workload: 'fairness: trickle p99 under a flood',
+        figure: `p99 ${round(f.loaded.latency.p99, 1)} ms`,
+        ceiling: `p99 ${round(f.unloaded.latency.p99, 1)} ms unloaded`,
+        ratio,
+        target: '<= 5x, 0 failed',
+        pass: ratio <= 5 && f.loaded.failures === 0 && f.unloaded.failures === 0,
+        note: `trickle ${f.loaded.requests} gets, ${f.loaded.failures} failed; flood ${flood} requests, ${rejected} x 429`
+      })
     })
 
     /** Fills copies of `template` into `namespace` until `total` ConfigMaps are cached, then reads RSS once it settles. */

@@ -66,6 +66,12 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     featureGates: flags.featureGates,
     audit: { policy: auditPolicy, path: flags.auditLogPath, maxAgeDays: flags.auditLogMaxAge, maxBackups: flags.auditLogMaxBackup, maxSizeMB: flags.auditLogMaxSize },
     livezGracePeriodMs: flags.livezGracePeriodMs,
+    flowControl: {
+      enabled: flags.enablePriorityAndFairness,
+      maxRequestsInflight: flags.maxRequestsInflight,
+      maxMutatingRequestsInflight: flags.maxMutatingRequestsInflight,
+      requestTimeoutMs: flags.requestTimeoutMs
+    },
     shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
     services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
     securePort: flags.securePort,

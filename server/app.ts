@@ -33,6 +33,7 @@ import authz from '../auth/authz.js'
 import rbacResolver from '../auth/rbac/resolver.js'
 import { authorizers } from '../auth/authorizers/index.js'
 import impersonation from '../auth/impersonation.js'
+import flowControl from '../plugins/flowcontrol/index.js'
 import clusterIdentity from '../auth/cluster-identity.js'
 import tokenRequest from '../auth/token-request.js'
 import podEviction from '../plugins/pod-eviction.js'
@@ -88,6 +89,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await registerFamily(app, authorizers(opts), opts)
   await app.register(audit, opts.audit ?? {})
   await app.register(impersonation)
+  // Load protection: the request's deadline, then its seat (API Priority and Fairness, or the plain in-flight limits).
+  await app.register(flowControl, opts.flowControl ?? {})
 
   // What may be written: the admission chain and every plugin of its family (the flags choose which run).
   const admissionOptions = opts.admission ?? {}

@@ -10,6 +10,7 @@ import type { AuditOptions } from '../plugins/audit/index.js'
 import type { LeaderElectionOptions } from '../controllers/leader-election.js'
 import type { NodeLifecycleOptions } from '../controllers/node-lifecycle.js'
 import type { ShutdownOptions } from '../plugins/shutdown.js'
+import type { FlowControlOptions } from '../plugins/flowcontrol/index.js'
 import type { ServiceRanges } from '../resources/services.js'
 import type { NodeAgentOptions } from '../plugins/streams/index.js'
 
@@ -69,4 +70,6 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
   advertiseAddress?: string
   /** --kubelet-*: how node agents are dialled for logs, exec, port-forward and nodes/proxy. */
   nodeAgent?: NodeAgentOptions
+  /** --enable-priority-and-fairness, --max-requests-inflight, --max-mutating-requests-inflight, --request-timeout. */
+  flowControl?: FlowControlOptions
 }

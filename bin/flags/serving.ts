@@ -1,9 +1,10 @@
 // Serving, storage and process flags: where the server listens, what it serves with, where it
 // keeps its data, and how it stops.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../../resources/services.js'
-import { bool, duration, ip, maybe, port, portRange, reachableIP, serviceCIDRs, text } from './kinds.js'
+import { bool, count, duration, ip, maybe, port, portRange, reachableIP, serviceCIDRs, text } from './kinds.js'
 import { flag } from './spec.js'
 import { DEFAULT_SECURE_PORT } from '../../server/options.js'
+import { DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT, DEFAULT_MAX_REQUESTS_INFLIGHT, DEFAULT_REQUEST_TIMEOUT_MS } from '../../plugins/flowcontrol/index.js'
 
 const CLIENT_ADDRESS = 'process: the serving certificate\'s names and the kubeconfig\'s server'
 
@@ -27,6 +28,22 @@ export const SERVING_FLAGS = [
   flag({
     name: 'shutdown-watch-termination-grace-period', key: 'shutdownWatchTerminationGracePeriodMs', kind: duration, default: 0, section: 'Generic', target: 'shutdown.watchTerminationGracePeriodMs',
     help: 'This option, if set, represents the maximum amount of grace period the apiserver will wait for active watch request(s) to drain during the graceful server shutdown window.'
+  }),
+  flag({
+    name: 'enable-priority-and-fairness', key: 'enablePriorityAndFairness', kind: bool, default: true, section: 'Generic', target: 'flowControl.enabled',
+    help: 'If true, replace the max-in-flight handler with an enhanced one that queues and dispatches with priority and fairness'
+  }),
+  flag({
+    name: 'max-requests-inflight', key: 'maxRequestsInflight', kind: count, default: DEFAULT_MAX_REQUESTS_INFLIGHT, section: 'Generic', target: 'flowControl.maxRequestsInflight',
+    help: 'This and --max-mutating-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of non-mutating requests in flight, or a zero value disables the limit completely.'
+  }),
+  flag({
+    name: 'max-mutating-requests-inflight', key: 'maxMutatingRequestsInflight', kind: count, default: DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT, section: 'Generic', target: 'flowControl.maxMutatingRequestsInflight',
+    help: 'This and --max-requests-inflight are summed to determine the server\'s total concurrency limit (which must be positive) if --enable-priority-and-fairness is true. Otherwise, this flag limits the maximum number of mutating requests in flight, or a zero value disables the limit completely.'
+  }),
+  flag({
+    name: 'request-timeout', key: 'requestTimeoutMs', kind: duration, default: DEFAULT_REQUEST_TIMEOUT_MS, section: 'Generic', target: 'flowControl.requestTimeoutMs',
+    help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.'
   }),
   flag({
     name: 'data-dir', key: 'dataDir', kind: text, default: './data', section: 'Storage', target: 'process: the embedded PostgreSQL, the certificates and the kubeconfig',

@@ -99,3 +99,24 @@ export const METRICS = {
     buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256]
   }
 } as const satisfies Record<string, FamilyDefinition>
+
+const PL_FS = ['priority_level', 'flow_schema'] as const
+const APF_DURATION_BUCKETS = [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30]
+
+/** API Priority and Fairness (the reference's util/flowcontrol/metrics, names, levels and help as there). */
+export const FLOWCONTROL_METRICS = {
+  rejected: { name: 'apiserver_flowcontrol_rejected_requests_total', help: 'Number of requests rejected by API Priority and Fairness subsystem', stability: 'BETA', labels: [...PL_FS, 'reason'] },
+  dispatched: { name: 'apiserver_flowcontrol_dispatched_requests_total', help: 'Number of requests executed by API Priority and Fairness subsystem', stability: 'BETA', labels: PL_FS },
+  inqueueRequests: { name: 'apiserver_flowcontrol_current_inqueue_requests', help: 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', stability: 'BETA', labels: PL_FS },
+  inqueueSeats: { name: 'apiserver_flowcontrol_current_inqueue_seats', help: 'Number of seats currently pending in queues of the API Priority and Fairness subsystem', stability: 'ALPHA', labels: PL_FS },
+  queueLength: { name: 'apiserver_flowcontrol_request_queue_length_after_enqueue', help: 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued', stability: 'ALPHA', labels: PL_FS, buckets: [0, 10, 25, 50, 100, 250, 500, 1000] },
+  executingRequests: { name: 'apiserver_flowcontrol_current_executing_requests', help: 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', stability: 'BETA', labels: PL_FS },
+  executingSeats: { name: 'apiserver_flowcontrol_current_executing_seats', help: 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', stability: 'BETA', labels: PL_FS },
+  waitDuration: { name: 'apiserver_flowcontrol_request_wait_duration_seconds', help: 'Length of time a request spent waiting in its queue', stability: 'BETA', labels: [...PL_FS, 'execute'], buckets: APF_DURATION_BUCKETS },
+  executionDuration: { name: 'apiserver_flowcontrol_request_execution_seconds', help: 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem', stability: 'ALPHA', labels: [...PL_FS, 'type'], buckets: APF_DURATION_BUCKETS },
+  estimatedSeats: { name: 'apiserver_flowcontrol_work_estimated_seats', help: 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness', stability: 'ALPHA', labels: PL_FS, buckets: [1, 2, 4, 10] },
+  nominalLimit: { name: 'apiserver_flowcontrol_nominal_limit_seats', help: 'Nominal number of execution seats configured for each priority level', stability: 'BETA', labels: ['priority_level'] },
+  lowerLimit: { name: 'apiserver_flowcontrol_lower_limit_seats', help: 'Configured lower bound on number of execution seats available to each priority level', stability: 'ALPHA', labels: ['priority_level'] },
+  upperLimit: { name: 'apiserver_flowcontrol_upper_limit_seats', help: 'Configured upper bound on number of execution seats available to each priority level', stability: 'ALPHA', labels: ['priority_level'] },
+  currentLimit: { name: 'apiserver_flowcontrol_current_limit_seats', help: 'current derived number of execution seats available to each priority level', stability: 'ALPHA', labels: ['priority_level'] },
+} as const satisfies Record<string, FamilyDefinition>

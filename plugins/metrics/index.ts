@@ -30,6 +30,12 @@ export interface ApiserverMetrics {
   podSecurityError (fatal: boolean, operation: string, resource: string, subresource: string): void
   /** The counter a watch stream of this kind increments per event sent; look it up once per stream. */
   watchEvents (group: string, version: string, resource: string): CounterCell
+  /** Families another plugin records itself (API Priority and Fairness), registered under the stability rules. */
+  readonly families: {
+    counter (def: FamilyDefinition): CounterFamily
+    gauge (def: FamilyDefinition): GaugeFamily
+    histogram (def: FamilyDefinition): HistogramFamily
+  }
 }
 
 declare module 'fastify' {
@@ -115,6 +121,7 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
     webhookRejection (name, operation, type, errorType, code) { webhookRejection.child(name, operation, type, errorType, String(Math.min(code, 600))).inc() },
     requestedDeprecatedApi (group, version, resource, subresource, removedRelease) { deprecatedApis.child(group, version, resource, subresource, removedRelease).set(1) },
     watchEvents: (group, version, resource) => watchEvents.child(group, version, resource),
+    families: { counter, gauge, histogram },
     podSecurityEvaluation (decision, level, version, mode, operation, resource, subresource) {
       podSecurityEvaluations.child(decision, level, version, mode, operation, resource, subresource).inc()
     },

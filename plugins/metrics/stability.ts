@@ -1,10 +1,10 @@
 // The metric stability framework (the reference server's component-base rules): every metric
-// is ALPHA or STABLE, says so in its HELP text, and a deprecated one says since when. Three
+// is ALPHA, BETA or STABLE, says so in its HELP text, and a deprecated one says since when. Three
 // releases after its deprecation a metric is hidden; `--show-hidden-metrics-for-version` with
 // the previous release brings back the ones hidden in this release, for one more release.
 import { API_LEVEL } from '../../resources/naming.js'
 
-export type StabilityLevel = 'ALPHA' | 'STABLE'
+export type StabilityLevel = 'ALPHA' | 'BETA' | 'STABLE'
 
 export interface MetricDefinition {
   name: string

@@ -1,0 +1,78 @@
+// The fairness workload: one user floods (lists and creates from many clients) while another,
+// in a FlowSchema and priority level of its own, gets one object at a steady trickle. Both act
+// through the admin's impersonation, so API Priority and Fairness classifies them as themselves.
+// The figure is the trickle's p99 under the flood as a ratio to its p99 unloaded in the same run;
+// the trickle must see no failure, and the flood must meet 429s.
+import { runJson } from './process.js'
+import type { LoopJob, LoopResult, RequestKind, Target } from './load.js'
+
+export interface FairnessFlags { durationS: number, floodConcurrency: number, listItems: number, payloadBytes: number }
+
+export interface FairnessResult {
+  unloaded: LoopResult
+  loaded: LoopResult
+  floodLists: LoopResult
+  floodCreates: LoopResult
+}
+
+const LOAD = 'bench/load.ts'
+const FLOODER = 'bench-flooder'
+const TRICKLER = 'bench-trickler'
+const FC = '/apis/flowcontrol.apiserver.svc.io/v1'
+
+type Api = (method: string, path: string, body: string, okCodes?: number[]) => Promise<string>
+
+const level = (name: string, shares: number, queueLengthLimit: number): string => JSON.stringify({
+  apiVersion: 'flowcontrol.apiserver.svc.io/v1',
+  kind: 'PriorityLevelConfiguration',
+  metadata: { name },
+  spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 1, queueLengthLimit } } } }
+})
+const schema = (name: string, user: string, levelName: string): string => JSON.stringify({
+  apiVersion: 'flowcontrol.apiserver.svc.io/v1',
+  kind: 'FlowSchema',
+  metadata: { name },
+  spec: {
+    priorityLevelConfiguration: { name: levelName },
+    matchingPrecedence: 100,
+    distinguisherMethod: { type: 'ByUser' },
+    rules: [{ subjects: [{ kind: 'User', user: { name: user } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }] }]
+  }
+})
+
+/** The two users may do anything (they are measured, not authorized), in levels of their own. */
+export async function setUpFairness (ensure: Api): Promise<void> {
+  await ensure('POST', '/apis/rbac.authorization.svc.io/v1/clusterrolebindings', JSON.stringify({
+    apiVersion: 'rbac.authorization.svc.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'bench-fairness' },
+    roleRef: { apiGroup: 'rbac.authorization.svc.io', kind: 'ClusterRole', name: 'cluster-admin' },
+    subjects: [FLOODER, TRICKLER].map(name => ({ apiGroup: 'rbac.authorization.svc.io', kind: 'User', name }))
+  }))
+  // The flood's level: a few seats and short queues, so it sheds; the trickle's: its own seats.
+  await ensure('POST', `${FC}/prioritylevelconfigurations`, level('bench-flood', 2, 8))
+  await ensure('POST', `${FC}/prioritylevelconfigurations`, level('bench-trickle', 10, 50))
+  await ensure('POST', `${FC}/flowschemas`, schema('bench-flood', FLOODER, 'bench-flood'))
+  await ensure('POST', `${FC}/flowschemas`, schema('bench-trickle', TRICKLER, 'bench-trickle'))
+}
+
+const as = (t: Target, user: string): Target => ({ ...t, headers: { 'impersonate-user': user } })
+
+function loop (target: Target, request: RequestKind, concurrency: number, durationMs: number): Promise<LoopResult> {
+  const job: LoopJob = { mode: 'loop', target, request, concurrency, durationMs }
+  return runJson<LoopResult>(LOAD, job)
+}
+
+export async function runFairness (t: Target, namespace: string, getPath: string, f: FairnessFlags): Promise<FairnessResult> {
+  const durationMs = f.durationS * 1000
+  const trickler = as(t, TRICKLER)
+  const flooder = as(t, FLOODER)
+  const unloaded = await loop(trickler, { kind: 'get', path: getPath }, 1, durationMs)
+  const half = Math.max(1, Math.floor(f.floodConcurrency / 2))
+  const [loaded, floodLists, floodCreates] = await Promise.all([
+    loop(trickler, { kind: 'get', path: getPath }, 1, durationMs),
+    loop(flooder, { kind: 'list', path: `/api/v1/namespaces/${namespace}/configmaps` }, half, durationMs),
+    loop(flooder, { kind: 'create', namespace, prefix: 'flood', payloadBytes: f.payloadBytes }, half, durationMs)
+  ])
+  return { unloaded, loaded, floodLists, floodCreates }
+}
