@@ -25,6 +25,7 @@ import storageObjectInUseProtection from './storage-object-in-use-protection.js'
 import ownerReferencesPermissionEnforcement from './owner-references-permission-enforcement.js'
 import mutatingAdmissionWebhook from './webhooks/mutating.js'
 import validatingAdmissionWebhook from './webhooks/validating.js'
+import validatingAdmissionPolicy from './policy/plugin.js'
 import certificateApproval from './certificate-approval.js'
 import certificateSigning from './certificate-signing.js'
 import certificateSubjectRestriction from './certificate-subject-restriction.js'
@@ -96,6 +97,7 @@ export const ADMISSION_PLUGINS: readonly AdmissionPluginEntry[] = [
   { name: 'DenyServiceExternalIPs', plugin: denyServiceExternalIPs, enabled: 'optional', phase: 'validating' },
   // Last of the mutating and of the validating plugins (but AlwaysDeny), as in the reference server's order.
   { name: 'MutatingAdmissionWebhook', plugin: mutatingAdmissionWebhook, enabled: 'default', phase: 'mutating' },
+  { name: 'ValidatingAdmissionPolicy', plugin: validatingAdmissionPolicy, enabled: 'default', phase: 'validating' },
   { name: 'ValidatingAdmissionWebhook', plugin: validatingAdmissionWebhook, enabled: 'default', phase: 'validating' },
   // After the webhooks, as upstream: a request a webhook refuses is never charged to a quota.
   { name: 'ResourceQuota', plugin: resourceQuota, enabled: 'default', phase: 'validating' },
@@ -108,7 +110,7 @@ export const ADMISSION_PLUGINS: readonly AdmissionPluginEntry[] = [
  * (a configuration written for the reference often does), but enabling one stops start-up rather
  * than leaving the user to believe it runs.
  */
-export const NOT_IMPLEMENTED = ['ClusterTrustBundleAttest', 'MutatingAdmissionPolicy', 'PodTopologyLabels', 'ValidatingAdmissionPolicy']
+export const NOT_IMPLEMENTED = ['ClusterTrustBundleAttest', 'MutatingAdmissionPolicy', 'PodTopologyLabels']
 
 /** Plugins on by default, as the reference server has them, of those this server implements. */
 export const DEFAULT_ENABLED = ADMISSION_PLUGINS.filter(p => p.enabled === 'default').map(p => p.name)

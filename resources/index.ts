@@ -24,6 +24,8 @@ import csistoragecapacities from './csistoragecapacities.js'
 import serviceaccounts from './serviceaccounts.js'
 import mutatingwebhookconfigurations from './mutatingwebhookconfigurations.js'
 import validatingwebhookconfigurations from './validatingwebhookconfigurations.js'
+import validatingadmissionpolicies from './validatingadmissionpolicies.js'
+import validatingadmissionpolicybindings from './validatingadmissionpolicybindings.js'
 import leases from './leases.js'
 import certificatesigningrequests from './certificatesigningrequests.js'
 import selfsubjectreviews from './selfsubjectreviews.js'
@@ -77,6 +79,8 @@ export const RESOURCES: readonly Resource[] = [
   serviceaccounts,
   mutatingwebhookconfigurations,
   validatingwebhookconfigurations,
+  validatingadmissionpolicies,
+  validatingadmissionpolicybindings,
   leases,
   certificatesigningrequests,
   selfsubjectreviews,

@@ -241,6 +241,11 @@ export const ADMISSION_WEBHOOK = {
   serviceDomain: 'svc'
 } as const
 
+/** ValidatingAdmissionPolicy's audit annotation for a failed validation with the Audit action. */
+export const ADMISSION_POLICY = {
+  validationFailureAnnotation: `validation.policy.admission.${GROUP_SUFFIX}/validation_failure`
+} as const
+
 /** EventRateLimit's configuration: kind Configuration in our group, or in the upstream spelling copied from upstream guides. */
 export const EVENT_RATE_LIMIT = {
   configurationKind: 'Configuration',

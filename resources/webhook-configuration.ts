@@ -10,6 +10,7 @@ import { AtomicList, LABEL_SELECTOR_FIELDS, LabelSelector, MapList, validateLabe
 import { GROUPS } from './naming.js'
 import { inlined, keepZero, message } from './protobuf.js'
 import { dns1035LabelProblems, dnsSubdomainProblems, invalidEach, isBase64, validateWebhookService, validateWebhookURL } from './validation.js'
+import { MatchConditions, validateMatchConditions } from './cel-expressions.js'
 
 const opt = Type.Optional
 type Obj = Record<string, any>
@@ -18,11 +19,11 @@ export const OPERATIONS = ['CREATE', 'UPDATE', 'DELETE', 'CONNECT'] as const
 export const SUPPORTED_REVIEW_VERSIONS = ['v1', 'v1beta1'] as const
 const SCOPES = ['Cluster', 'Namespaced', '*']
 const SIDE_EFFECTS = ['None', 'NoneOnDryRun']
-const FAILURE_POLICIES = ['Fail', 'Ignore']
-const MATCH_POLICIES = ['Equivalent', 'Exact']
+export const FAILURE_POLICIES = ['Fail', 'Ignore']
+export const MATCH_POLICIES = ['Equivalent', 'Exact']
 const REINVOCATION_POLICIES = ['IfNeeded', 'Never']
 
-const RuleWithOperations = Type.Object({
+export const RuleWithOperations = Type.Object({
   operations: opt(AtomicList(Type.String(), { description: 'CREATE, UPDATE, DELETE, CONNECT or `*`.' })),
   apiGroups: opt(AtomicList(Type.String(), { description: 'API groups; "" is the core group, `*` every group.' })),
   apiVersions: opt(AtomicList(Type.String(), { description: 'API versions; `*` every version.' })),
@@ -55,7 +56,7 @@ const webhookFields = (mutating: boolean) => ({
   timeoutSeconds: opt(Int32({ default: 10 })),
   admissionReviewVersions: opt(AtomicList(Type.String())),
   ...(mutating ? { reinvocationPolicy: opt(Type.String({ default: 'Never' })) } : {}),
-  matchConditions: opt(MapList(Type.Object({ name: Type.String(), expression: Type.String() }, { additionalProperties: false, ...message('MatchCondition', { name: keepZero(1), expression: keepZero(2) }) }), ['name']))
+  matchConditions: opt(MatchConditions)
 })
 
 /** The protobuf fields of a webhook: Mutating and Validating differ from objectSelector on. */
@@ -79,7 +80,7 @@ export const webhookConfigurationSchema = (kind: string, mutating: boolean) =>
     webhooks: opt(MapList(Type.Object(webhookFields(mutating), { additionalProperties: false, ...message(mutating ? 'MutatingWebhook' : 'ValidatingWebhook', webhookFieldNumbers(mutating)) }), ['name']))
   }, `${kind} describes the configuration of and admission webhooks that ${mutating ? 'accept or reject and may change' : 'accept or reject'} objects.`, { webhooks: 2 })
 
-const notSupported = (field: string, value: unknown, supported: readonly string[]): FieldError =>
+export const notSupported = (field: string, value: unknown, supported: readonly string[]): FieldError =>
   ({ type: 'NotSupported', field, value, supported: [...supported] })
 
 /** `*` must stand alone in a list. */
@@ -119,7 +120,8 @@ function validateResources (resources: string[], field: string): FieldError[] {
   return errors
 }
 
-function validateRule (rule: Obj, field: string): FieldError[] {
+/** validateRuleWithOperations; shared with admission policies' resource rules. */
+export function validateRule (rule: Obj, field: string): FieldError[] {
   const errors: FieldError[] = []
   const ops: string[] = rule.operations ?? []
   if (ops.length === 0) errors.push({ type: 'Required', field: `${field}.operations` })
@@ -159,7 +161,7 @@ function webhookNameProblems (name: string): string[] {
   return problems
 }
 
-function validateWebhook (w: Obj, field: string, mutating: boolean): FieldError[] {
+function validateWebhook (w: Obj, field: string, mutating: boolean, checkMatchConditions: boolean): FieldError[] {
   const errors: FieldError[] = []
   if (w.name === '') errors.push({ type: 'Required', field: `${field}.name` })
   else errors.push(...invalidEach(`${field}.name`, w.name, webhookNameProblems(w.name)))
@@ -178,10 +180,7 @@ function validateWebhook (w: Obj, field: string, mutating: boolean): FieldError[
     errors.push(notSupported(`${field}.reinvocationPolicy`, w.reinvocationPolicy, REINVOCATION_POLICIES))
   }
   errors.push(...validateClientConfig(w.clientConfig, `${field}.clientConfig`))
-  // CEL match conditions are not evaluated here: accepting them would call webhooks they exclude.
-  if (Array.isArray(w.matchConditions) && w.matchConditions.length > 0) {
-    errors.push({ type: 'Forbidden', field: `${field}.matchConditions`, detail: 'match conditions (CEL expressions) are not supported by this server' })
-  }
+  if (checkMatchConditions) errors.push(...validateMatchConditions(w.matchConditions, `${field}.matchConditions`, { params: false, authorizer: true }))
   return errors
 }
 
@@ -201,11 +200,15 @@ function validateAdmissionReviewVersions (versions: string[], field: string): Fi
   return errors
 }
 
-export function validateWebhookConfiguration (c: Obj, mutating: boolean): FieldError[] {
+/**
+ * `checkMatchConditions` false on an update that keeps every webhook's matchConditions as they
+ * were: conditions stored before are not compiled again, as the reference's ignoreMatchConditions.
+ */
+export function validateWebhookConfiguration (c: Obj, mutating: boolean, checkMatchConditions = true): FieldError[] {
   const errors: FieldError[] = []
   const names = new Set<string>()
   ;(c.webhooks ?? []).forEach((w: Obj, i: number) => {
-    errors.push(...validateWebhook(w, `webhooks[${i}]`, mutating))
+    errors.push(...validateWebhook(w, `webhooks[${i}]`, mutating, checkMatchConditions))
     errors.push(...validateAdmissionReviewVersions(w.admissionReviewVersions ?? [], `webhooks[${i}].admissionReviewVersions`))
     if (typeof w.name === 'string' && w.name !== '') {
       if (names.has(w.name)) errors.push({ type: 'Duplicate', field: `webhooks[${i}].name`, value: w.name })
@@ -215,9 +218,18 @@ export function validateWebhookConfiguration (c: Obj, mutating: boolean): FieldE
   return errors
 }
 
+function sameMatchConditions (now: Obj[] | undefined, before: Obj[] | undefined): boolean {
+  const a = now ?? []
+  const b = before ?? []
+  return a.length === b.length && a.every((w, i) => JSON.stringify(w?.matchConditions ?? null) === JSON.stringify(b[i]?.matchConditions ?? null))
+}
+
 /** The whole definition but for kind and plural: the two configuration kinds differ in nothing else. */
 export function webhookConfigurationKind (kind: string, plural: string, mutating: boolean): ResourceDefinition<any> {
-  const strategy: Strategy<Obj> = { validate: (c) => validateWebhookConfiguration(c, mutating) }
+  const strategy: Strategy<Obj> = {
+    validateCreate: (c) => validateWebhookConfiguration(c, mutating),
+    validateUpdate: (c, old) => validateWebhookConfiguration(c, mutating, !sameMatchConditions(c.webhooks, old.webhooks))
+  }
   const columns: Column<Obj>[] = [{ name: 'Webhooks', type: 'integer', description: 'Webhooks is the number of webhooks in the configuration.', value: (c) => (c.webhooks ?? []).length }]
   return {
     group: GROUPS.admissionregistration,

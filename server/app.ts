@@ -39,6 +39,8 @@ import tokenRequest from '../auth/token-request.js'
 import podEviction from '../plugins/pod-eviction.js'
 import admission from '../admission/chain.js'
 import { ADMISSION_PLUGINS } from '../admission/index.js'
+import { useExpressionCompiler } from '../resources/cel-expressions.js'
+import { admissionExpressionError } from '../machinery/cel/admission.js'
 import { hostAddress } from '../controllers/kubernetes-service.js'
 import { CONTROLLERS, checkControllerNames, controllerEnabled } from '../controllers/index.js'
 import leaderElection from '../controllers/leader-election.js'
@@ -93,6 +95,8 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   await app.register(flowControl, opts.flowControl ?? {})
 
   // What may be written: the admission chain and every plugin of its family (the flags choose which run).
+  // Admission kinds' CEL expressions (policies, webhooks' matchConditions) compile at write time.
+  useExpressionCompiler(admissionExpressionError)
   const admissionOptions = opts.admission ?? {}
   await app.register(admission, { ...admissionOptions, plugins: ADMISSION_PLUGINS })
   for (const entry of ADMISSION_PLUGINS) await app.register(entry.plugin, admissionOptions)

@@ -13,6 +13,7 @@ import { admittedView, inOutOfProcessForm, type ResourceForm } from '../../resou
 import { CallError, reviewResponse, type DenialStatus, type ReviewResponse } from './answer.js'
 import { addWarnings } from './warnings.js'
 import { rejectionObserver } from './metrics.js'
+import { compileMatchConditions, evaluateMatchConditions, type MatchCondition } from './match-conditions.js'
 import { NO_CREDENTIALS, credentialResolverFromKubeconfig } from '../../auth/webhook-credentials.js'
 import { parseServiceAddresses, storedServiceLookup, webhookTransport, type WebhookTransport } from '../../auth/webhook-transport.js'
 
@@ -24,6 +25,8 @@ export interface Hook {
   webhook: AnyObject
   /** Stable within a configuration's version: the reinvocation bookkeeping names hooks by it. */
   key: string
+  /** matchConditions, compiled with the configuration's version */
+  conditions: MatchCondition[]
 }
 
 export type HookType = 'admit' | 'validating'
@@ -47,7 +50,7 @@ function hooksOf (o: CachedObject): Hook[] {
   if (hooks === undefined) {
     const c = JSON.parse(o.json) as AnyObject
     const name = String(c.metadata?.name)
-    hooks = (c.webhooks as AnyObject[] | undefined ?? []).map(webhook => ({ configuration: name, webhook, key: `${name}/${String(webhook.name)}` }))
+    hooks = (c.webhooks as AnyObject[] | undefined ?? []).map(webhook => ({ configuration: name, webhook, key: `${name}/${String(webhook.name)}`, conditions: compileMatchConditions(webhook) }))
     parsed.set(o, hooks)
   }
   return hooks
@@ -128,10 +131,6 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
     async call ({ hook, form }, a, round, index, warnings = a.warnings) {
       const w = hook.webhook
       const name = String(w.name)
-      if (a.dryRun && !DRY_RUN_SAFE.includes(w.sideEffects)) {
-        // Not sent, whatever the failure policy: the webhook could not tell a dry run from a real one.
-        throw badRequest(`admission webhook "${name}" does not support dry run`)
-      }
       const callFailed = (err: CallError): undefined => {
         const message = `failed calling webhook "${name}": ${err.message}`
         if (w.failurePolicy === 'Ignore') {
@@ -141,6 +140,15 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
         }
         observeRejection(name, a.operation, o.type, 'calling_webhook_error', 0)
         throw internalError(message)
+      }
+      if (hook.conditions.length > 0) {
+        // Before anything else of the call, as the reference: a webhook its conditions exclude is not called at all.
+        const matched = await evaluateMatchConditions(fastify, hook.conditions, a, form)
+        if (!matched.matches) return matched.error === undefined ? undefined : callFailed(new CallError(matched.error))
+      }
+      if (a.dryRun && !DRY_RUN_SAFE.includes(w.sideEffects)) {
+        // Not sent, whatever the failure policy: the webhook could not tell a dry run from a real one.
+        throw badRequest(`admission webhook "${name}" does not support dry run`)
       }
       const version = reviewVersion(w) ?? 'v1'
       // In a version the kind converts by its own webhook, the objects are converted for this call.

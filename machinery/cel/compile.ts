@@ -14,6 +14,8 @@ export type Evaluation =
 export interface CompiledExpression {
   /** the checked AST, with its nodes' types, for the write-time cost estimate */
   ast: unknown
+  /** the checked result type as the engine spells it (`bool`, `string`, `dyn`...) */
+  type: string
   /** the identifiers the expression reads (to tell transition rules by `oldSelf`) */
   references: Set<string>
   /** Evaluates with already converted variable values; never throws. */
@@ -57,6 +59,7 @@ export function compileExpression (env: Environment, source: string, resultType:
     ok: true,
     expression: {
       ast: parsed.ast,
+      type: String(checked.type ?? 'dyn'),
       references: identifiers(parsed.ast),
       evaluate (vars, limit = PER_CALL_LIMIT) {
         const meter = new CostMeter(limit)

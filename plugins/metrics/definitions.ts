@@ -60,6 +60,19 @@ export const METRICS = {
     stability: 'ALPHA',
     labels: ['name', 'operation', 'type', 'error_type', 'rejection_code']
   },
+  policyCheckTotal: {
+    name: 'apiserver_validating_admission_policy_check_total',
+    help: 'Validation admission policy check total, labeled by policy and further identified by binding and enforcement action taken.',
+    stability: 'ALPHA',
+    labels: ['policy', 'policy_binding', 'error_type', 'enforcement_action']
+  },
+  policyCheckDuration: {
+    name: 'apiserver_validating_admission_policy_check_duration_seconds',
+    help: 'Validation admission latency for individual validation expressions in seconds, labeled by policy and further including binding and enforcement action taken.',
+    stability: 'ALPHA',
+    labels: ['policy', 'policy_binding', 'error_type', 'enforcement_action'],
+    buckets: [0.0000005, 0.001, 0.01, 0.1, 1.0]
+  },
   podSecurityEvaluations: {
     name: 'pod_security_evaluations_total',
     help: 'Number of policy evaluations that occurred, not counting ignored or exempt requests.',

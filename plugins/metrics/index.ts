@@ -23,6 +23,8 @@ export interface ApiserverMetrics {
   readonly storage: StorageObserver
   admissionStep (operation: string, type: 'admit' | 'validate', rejected: boolean, seconds: number): void
   webhookRejection (name: string, operation: string, type: 'admit' | 'validating', errorType: 'calling_webhook_error' | 'apiserver_internal_error' | 'no_error', code: number): void
+  /** ValidatingAdmissionPolicy: one validation's outcome under one binding, as the reference's celmetrics. */
+  policyCheck (policy: string, binding: string, errorType: 'no_error' | 'invalid_error' | 'compile_error', action: 'allow' | 'deny' | 'warn' | 'audit', seconds: number): void
   requestedDeprecatedApi (group: string, version: string, resource: string, subresource: string, removedRelease: string): void
   /** PodSecurity: a mode's decision on a pod at a level and version (labels as the reference recorder words them). */
   podSecurityEvaluation (decision: 'allow' | 'deny', level: string, version: string, mode: string, operation: string, resource: string, subresource: string): void
@@ -83,6 +85,8 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
   const admissionStep = histogram(METRICS.admissionStep)
   const webhookRejection = counter(METRICS.webhookRejection)
   const deprecatedApis = gauge(METRICS.requestedDeprecatedApis)
+  const policyChecks = counter(METRICS.policyCheckTotal)
+  const policyCheckDuration = histogram(METRICS.policyCheckDuration)
   const podSecurityEvaluations = counter(METRICS.podSecurityEvaluations)
   const podSecurityExemptions = counter(METRICS.podSecurityExemptions)
   const podSecurityErrors = counter(METRICS.podSecurityErrors)
@@ -119,6 +123,10 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
     },
     admissionStep (operation, type, rejected, seconds) { admissionStep.child(operation, String(rejected), type).observe(seconds) },
     webhookRejection (name, operation, type, errorType, code) { webhookRejection.child(name, operation, type, errorType, String(Math.min(code, 600))).inc() },
+    policyCheck (policy, binding, errorType, action, seconds) {
+      policyChecks.child(policy, binding, errorType, action).inc()
+      policyCheckDuration.child(policy, binding, errorType, action).observe(seconds)
+    },
     requestedDeprecatedApi (group, version, resource, subresource, removedRelease) { deprecatedApis.child(group, version, resource, subresource, removedRelease).set(1) },
     watchEvents: (group, version, resource) => watchEvents.child(group, version, resource),
     families: { counter, gauge, histogram },

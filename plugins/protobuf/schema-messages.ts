@@ -153,7 +153,12 @@ export class SchemaMessageBuilder {
         const inner = this.describe(inline, properties, ns, path, claimed)
         this.namespace(fullName.slice(0, fullName.lastIndexOf('.'))).add(inner)
       } else {
-        for (const k of Object.keys(inline.fields)) claimed.add(k)
+        // Already built by another kind: its fields (and those of structs inlined in it) are this object's too.
+        const claim = (m: ProtobufMessage): void => {
+          for (const k of Object.keys(m.fields)) claimed.add(k)
+          for (const nested of Object.values(m.inline ?? {})) claim(nested)
+        }
+        claim(inline)
       }
       type.add(new protobuf.Field(key, inline.number, `.${fullName}`, undefined, undefined, { '(json_inline)': true }))
     }

@@ -1,0 +1,84 @@
+// The CEL environment of admission expressions (admission policies' validations, variables,
+// messages and audit annotations; policies' and webhooks' matchConditions), as the reference's
+// admission/plugin/cel: `object`, `oldObject`, `request` and `namespaceObject` always, `params`
+// when the policy has a paramKind, `authorizer` where the reference declares it, `variables` in
+// a policy with variables. They are declared dyn: expressions are checked for syntax, declared
+// names and result type at write time; what fields the matched kinds have is not (see README).
+import type { Environment } from '@marcbachmann/cel-js'
+import type { ExpressionResult, ExpressionScope } from '../../resources/cel-expressions.js'
+import { celEnvironment } from './environment.js'
+import { compileExpression, type Compilation, type CompiledExpression, type Evaluation } from './compile.js'
+import { AuthorizerSession, CelAuthorizer, registerAuthz } from './library/authz.js'
+import { PER_CALL_LIMIT } from './cost.js'
+
+export { AuthorizerSession, CelAuthorizer }
+
+const environments = new Map<string, Environment>()
+
+function admissionEnvironment (scope: ExpressionScope): Environment {
+  const key = `${Number(scope.params)}${Number(scope.authorizer)}${Number(scope.variables ?? false)}`
+  let env = environments.get(key)
+  if (env === undefined) {
+    env = celEnvironment()
+    registerAuthz(env)
+    for (const name of ['object', 'oldObject', 'request', 'namespaceObject']) env.registerVariable(name, 'dyn')
+    if (scope.params) env.registerVariable('params', 'dyn')
+    if (scope.authorizer) env.registerVariable('authorizer', 'kubernetes.authorization.Authorizer')
+    if (scope.variables === true) env.registerVariable('variables', 'dyn')
+    environments.set(key, env)
+  }
+  return env
+}
+
+const ACCEPTED: Record<ExpressionResult, string[] | undefined> = {
+  bool: ['bool'],
+  string: ['string'],
+  'string-or-null': ['string', 'null'],
+  any: undefined
+}
+const WRONG_TYPE: Record<ExpressionResult, string> = {
+  bool: 'must evaluate to bool',
+  string: 'must evaluate to string',
+  'string-or-null': 'must evaluate to one of [string null_type]',
+  any: ''
+}
+
+// Policies are compiled at every write and once per stored version by every replica's plugin:
+// the same sources come back, so compilations are kept (a bounded number).
+const compiled = new Map<string, Compilation>()
+const MAX_KEPT = 4096
+
+/** Parses and checks an admission expression; errors in the reference's words ("compilation failed: ERROR: <input>:1:3: ..."). */
+export function compileAdmissionExpression (source: string, result: ExpressionResult, scope: ExpressionScope): Compilation {
+  const key = `${result}|${Number(scope.params)}${Number(scope.authorizer)}${Number(scope.variables ?? false)}|${source}`
+  const kept = compiled.get(key)
+  if (kept !== undefined) return kept
+  let c = compileExpression(admissionEnvironment(scope), source, 'dyn')
+  const accepted = ACCEPTED[result]
+  if (c.ok && accepted !== undefined && c.expression.type !== 'dyn' && !accepted.includes(c.expression.type)) c = { ok: false, error: WRONG_TYPE[result] }
+  if (compiled.size >= MAX_KEPT) compiled.clear()
+  compiled.set(key, c)
+  return c
+}
+
+/** The write-time check resources/cel-expressions.ts is handed: the Invalid detail, or undefined. */
+export function admissionExpressionError (source: string, result: ExpressionResult, scope: ExpressionScope): string | undefined {
+  const c = compileAdmissionExpression(source, result, scope)
+  return c.ok ? undefined : c.error
+}
+
+/**
+ * Evaluates under the per-expression limit. An authorizer check not yet answered stops the run;
+ * it is asked and the expression evaluated again (a check costs no CEL work until answered).
+ */
+export async function evaluateAdmissionExpression (e: CompiledExpression, vars: Record<string, unknown>, session?: AuthorizerSession, limit = PER_CALL_LIMIT): Promise<Evaluation> {
+  for (;;) {
+    const r = e.evaluate(vars, limit)
+    if (r.ok || session === undefined || !await session.settle()) return r
+  }
+}
+
+/** The names a source reads as `variables.<name>` (the variables to evaluate before it). */
+export function variableReferences (source: string): string[] {
+  return [...new Set([...source.matchAll(/\bvariables\s*\.\s*([_a-zA-Z][_a-zA-Z0-9]*)/g)].map(m => m[1]!))]
+}
