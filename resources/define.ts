@@ -179,6 +179,12 @@ export interface SubresourceDefinition<T = AnyObject> {
   /** Metadata fields a write through this subresource cannot change (kept as stored). */
   resetMetadata?: readonly string[]
   /**
+   * The update rules of a write through this subresource, in place of the kind's validateUpdate
+   * (the reference's per-subresource strategy: pods/ephemeralcontainers may add containers the
+   * main resource may not); the kind's validate runs too.
+   */
+  validateUpdate? (obj: T, old: T, ctx: RequestContext): FieldError[]
+  /**
    * POST on `<item>/<sub>` (verb create, e.g. serviceaccounts/token): answers a request object
    * about the stored `parent` without storing either. Returns the response object (201); throws
    * ApiError for bad requests.

@@ -276,7 +276,7 @@ export function defaultPodSpec (spec: Spec | undefined): void {
   if (spec.serviceAccountName !== undefined) spec.serviceAccount = spec.serviceAccountName
   // A volume that names no source is an empty directory.
   for (const v of spec.volumes ?? []) if (Object.keys(v).length === 1 && 'name' in v) v.emptyDir = {}
-  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? [])]) {
+  for (const c of [...(spec.containers ?? []), ...(spec.initContainers ?? []), ...(spec.ephemeralContainers ?? [])]) {
     c.imagePullPolicy ??= pullPolicyFor(c.image)
   }
 }
@@ -325,6 +325,47 @@ function validateContainers (list: Spec[] | undefined, field: string, volumes: S
   return errors
 }
 
+/**
+ * What an ephemeral container may hold (the reference's allowedEphemeralContainerFields): a
+ * debugging aid, never part of the pod's service, so no ports, resources, probes or lifecycle.
+ */
+const EPHEMERAL_FORBIDDEN_FIELDS = ['ports', 'resources', 'resizePolicy', 'restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle']
+/** Of those, the ones the reference holds by pointer: set whenever present, even empty. */
+const POINTER_FIELDS = new Set(['restartPolicy', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'])
+const EPHEMERAL_FORBIDDEN = 'cannot be set for an Ephemeral Container'
+
+/** A field holds something other than its zero value (the reference compares each field to its zero). */
+function isSet (v: unknown): boolean {
+  if (v === undefined || v === null || v === '' || v === 0 || v === false) return false
+  if (Array.isArray(v)) return v.length > 0
+  if (typeof v === 'object') return Object.values(v as Spec).some(isSet)
+  return true
+}
+
+/**
+ * The reference's validateEphemeralContainers: the checks every container has, names unique
+ * across all of the pod's containers, a target among the regular or init containers, only the
+ * allowed fields, and no subPath mounts (bind mounts that outlive the container).
+ */
+function validateEphemeralContainers (spec: Spec, field: string, volumes: Set<string>, names: Set<string>): FieldError[] {
+  const list: Spec[] = spec.ephemeralContainers ?? []
+  if (list.length === 0) return []
+  const targets = new Set([...(spec.containers ?? []), ...(spec.initContainers ?? [])].map((c: Spec) => c.name))
+  const errors = validateContainers(list, field, volumes, names, false)
+  list.forEach((c, i) => {
+    const f = `${field}[${i}]`
+    if (typeof c.targetContainerName === 'string' && c.targetContainerName !== '' && !targets.has(c.targetContainerName)) {
+      errors.push({ type: 'NotFound', field: `${f}.targetContainerName`, value: c.targetContainerName })
+    }
+    for (const k of EPHEMERAL_FORBIDDEN_FIELDS) if (POINTER_FIELDS.has(k) ? c[k] != null : isSet(c[k])) errors.push({ type: 'Forbidden', field: `${f}.${k}`, detail: EPHEMERAL_FORBIDDEN })
+    ;(c.volumeMounts ?? []).forEach((m: Spec, j: number) => {
+      if (isSet(m.subPath)) errors.push({ type: 'Forbidden', field: `${f}.volumeMounts[${j}].subPath`, detail: EPHEMERAL_FORBIDDEN })
+      if (isSet(m.subPathExpr)) errors.push({ type: 'Forbidden', field: `${f}.volumeMounts[${j}].subPathExpr`, detail: EPHEMERAL_FORBIDDEN })
+    })
+  })
+  return errors
+}
+
 /** The problems of a pod spec at `at` (`spec` for a Pod, `spec.template.spec` for a workload's template). */
 export function validatePodSpec (spec: Spec | undefined, at = 'spec'): FieldError[] {
   if (spec === undefined) return [{ type: 'Required', field: at }]
@@ -332,6 +373,7 @@ export function validatePodSpec (spec: Spec | undefined, at = 'spec'): FieldErro
   const containerNames = new Set<string>()
   errors.push(...validateContainers(spec.containers, `${at}.containers`, volumes, containerNames, true))
   errors.push(...validateContainers(spec.initContainers, `${at}.initContainers`, volumes, containerNames, false))
+  errors.push(...validateEphemeralContainers(spec, `${at}.ephemeralContainers`, volumes, containerNames))
   if (!RESTART_POLICIES.includes(spec.restartPolicy)) errors.push({ type: 'NotSupported', field: `${at}.restartPolicy`, value: spec.restartPolicy, supported: RESTART_POLICIES })
   if (!DNS_POLICIES.includes(spec.dnsPolicy)) errors.push({ type: 'NotSupported', field: `${at}.dnsPolicy`, value: spec.dnsPolicy, supported: DNS_POLICIES })
   if (spec.serviceAccountName) errors.push(...invalidEach(`${at}.serviceAccountName`, spec.serviceAccountName, dnsSubdomainProblems(spec.serviceAccountName)))

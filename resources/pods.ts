@@ -9,6 +9,7 @@ import { ContainerStatus, PodResourceClaimStatus } from './pod-types.js'
 import { defaultPodSpec, PodSpec, validatePodSpec } from './pod-spec.js'
 import { podStreamSubresources } from './pod-streams.js'
 import { bindingSubresource } from './pod-binding.js'
+import { ephemeralContainersOnCreate, ephemeralContainersSubresource } from './pod-ephemeral-containers.js'
 import { podSpecWarnings, warnOnWrite } from './deprecation-warnings.js'
 import { message, wireOnly } from './protobuf.js'
 
@@ -151,7 +152,7 @@ export default defineResource({
   generation: false,
   deleteReturns: 'Object',
   // Old node agents corrupt owner references: pods/status never changes them (as upstream).
-  subresources: { status: statusSubresource(['deletionTimestamp', 'ownerReferences']), binding: bindingSubresource, ...podStreamSubresources },
+  subresources: { status: statusSubresource(['deletionTimestamp', 'ownerReferences']), binding: bindingSubresource, ephemeralcontainers: ephemeralContainersSubresource, ...podStreamSubresources },
   strategy: {
     prepareForCreate (pod) {
       defaultPod(pod)
@@ -159,6 +160,7 @@ export default defineResource({
     },
     prepareForUpdate: (pod) => { defaultPod(pod) },
     validate: (pod) => validatePodSpec(pod.spec),
+    validateCreate: ephemeralContainersOnCreate,
     validateUpdate,
     ...warnOnWrite((pod: Pod) => podSpecWarnings(pod.spec, pod.metadata))
   },

@@ -100,10 +100,12 @@ export class GenericStore extends StoreReads implements ResourceStore {
     return { kind: this.resource.kind, apiVersion: this.resource.apiVersion, metadata: { ...decodedMetadata(this.resource, metadata) }, ...rest }
   }
 
-  private validateOrThrow (obj: AnyObject, old: AnyObject | undefined, ctx: RequestContext): void {
+  private validateOrThrow (obj: AnyObject, old: AnyObject | undefined, ctx: RequestContext, subresource = ''): void {
     const s = this.resource.strategy
     const errors = [...validateMetadata(this.resource, obj, old === undefined), ...(s.validate?.(obj, ctx) ?? [])]
-    if (old !== undefined) errors.push(...(s.validateUpdate?.(obj, old, ctx) ?? []))
+    const sub = subresource === '' ? undefined : this.resource.subresources[subresource]
+    if (old !== undefined && sub?.validateUpdate !== undefined) errors.push(...sub.validateUpdate(obj, old, ctx))
+    else if (old !== undefined) errors.push(...(s.validateUpdate?.(obj, old, ctx) ?? []))
     else errors.push(...(s.validateCreate?.(obj, ctx) ?? []))
     if (errors.length > 0) throw invalid({ group: this.resource.group, kind: this.resource.kind }, obj.metadata?.name ?? '', errors)
   }
@@ -367,7 +369,7 @@ export class GenericStore extends StoreReads implements ResourceStore {
       const bumpedByStrategy = typeof meta.generation === 'number' && meta.generation > old.metadata.generation
       meta.generation = !bumpedByStrategy && isDeepStrictEqual(a, b) ? old.metadata.generation : old.metadata.generation + 1
     }
-    this.validateOrThrow(obj, old, ctx)
+    this.validateOrThrow(obj, old, ctx, sub)
     if (sub === '') ctx.warnings.push(...(this.resource.strategy.warningsOnUpdate?.(obj, old, ctx) ?? []))
     await this.admission.validate(attrs)
     this.resource.strategy.canonicalize?.(obj)
