@@ -67,14 +67,31 @@ export function readPage (src: PageSource, q: PageQuery, revision: number, past:
   const { prefix, after, limit, filter } = q
   const items: CachedObject[] = []
   let more = false
+  if (past === undefined && candidates === undefined) {
+    // The newest state, read straight off the key index: the common case, without a generator.
+    src.keys.scan(after !== undefined && after > prefix ? after : prefix, (key) => {
+      if (!key.startsWith(prefix)) return false
+      if (key === after) return true
+      const o = src.objects.get(key)!
+      if (filter !== undefined && !filter(o)) return true
+      if (limit !== undefined && items.length === limit) { more = true; return false }
+      items.push(o)
+      return true
+    })
+    return finish(src, q, revision, items, more, past)
+  }
   const objects = candidates === undefined ? inOrder(src, prefix, after, past) : amongCandidates(src, prefix, after, past, candidates)
   for (const o of objects) {
     if (filter !== undefined && !filter(o)) continue
     if (limit !== undefined && items.length === limit) { more = true; break }
     items.push(o)
   }
+  return finish(src, q, revision, items, more, past)
+}
+
+function finish (src: PageSource, q: PageQuery, revision: number, items: CachedObject[], more: boolean, past: PastState | undefined): CachePage {
   const page: CachePage = { items, revision, more }
-  if (more && filter === undefined) page.remaining = countAfter(src, prefix, items[items.length - 1]!.key, past)
+  if (more && q.filter === undefined) page.remaining = countAfter(src, q.prefix, items[items.length - 1]!.key, past)
   return page
 }
 

@@ -93,6 +93,17 @@ export class SortedKeys {
     }
   }
 
+  /** Calls `visit` with the keys at or after `start`, in order, until it returns false. */
+  scan (start: string, visit: (key: string) => boolean): void {
+    let c = Math.max(0, this.chunkOf(start))
+    if (c >= this.chunks.length) return
+    let i = lowerBound(this.chunks[c]!, start)
+    for (; c < this.chunks.length; c++, i = 0) {
+      const chunk = this.chunks[c]!
+      for (; i < chunk.length; i++) if (!visit(chunk[i]!)) return
+    }
+  }
+
   /** How many keys sort before `key` (the key itself not counted). */
   rank (key: string): number {
     const c = this.chunkOf(key)

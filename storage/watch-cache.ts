@@ -5,6 +5,7 @@ import {
   type CacheEvent, type CachedObject, type CachePage, type LogEvent, type ObjectAttrs, type PageQuery, type Storage, StorageError,
   type WatchCache, type WatchHandle
 } from './interface.js'
+import { Entry, Event } from './cache-entries.js'
 import { countUnder, PastState, readPage } from './cache-pages.js'
 import { LabelIndex } from './label-index.js'
 import { SortedKeys } from './sorted-keys.js'
@@ -482,29 +483,4 @@ class Cache implements WatchCache {
       return { labels: {}, fields: {} }
     }
   }
-}
-
-/**
- * A cached object whose selector attributes are extracted on first use: most lists and watches
- * select nothing, and parsing every object's JSON on its way in would cost more than everything
- * else the cache does (and hold a parsed copy of each object's labels in memory).
- */
-class Entry implements CachedObject {
-  private parsed?: ObjectAttrs
-  constructor (readonly key: string, readonly revision: number, readonly json: string,
-    private readonly parse: (json: string) => ObjectAttrs) {}
-
-  get attrs (): ObjectAttrs {
-    return (this.parsed ??= this.parse(this.json))
-  }
-}
-
-/** A window event: the object it wrote (or its last state, for DELETED) and the one it replaced. */
-class Event implements CacheEvent {
-  constructor (readonly type: CacheEvent['type'], private readonly entry: CachedObject, readonly prev?: CachedObject) {}
-  get key (): string { return this.entry.key }
-  get revision (): number { return this.entry.revision }
-  get json (): string { return this.entry.json }
-  get attrs (): ObjectAttrs { return this.entry.attrs }
-  get prevAttrs (): ObjectAttrs | undefined { return this.prev?.attrs }
 }
