@@ -136,8 +136,8 @@ async function serveRead (call: RestCall, def: ConnectDefinition): Promise<unkno
   const location = await locate(call, options, false)
   const reply = call.reply
   if (location === undefined) return await reply.code(200).type('text/plain').send('')
+  // The response closing (the client went away, or the log was sent) ends the agent's request.
   const aborted = new AbortController()
-  call.request.raw.once('close', () => { aborted.abort() })
   reply.raw.once('close', () => { aborted.abort() })
   let response
   try {

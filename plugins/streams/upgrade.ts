@@ -142,6 +142,12 @@ export async function carryUpgrade (request: FastifyRequest, reply: FastifyReply
     throw new ApiError(500, '', `error dialing backend: ${(err as Error).message}`)
   }
   void reply.hijack()
+  // The answer went out on the socket, not through the response: its end is what the request
+  // metrics and the audit's ResponseComplete wait for, with the agent's status.
+  client.once('close', () => {
+    reply.raw.statusCode = head.status
+    if (!reply.raw.writableFinished) reply.raw.emit('finish')
+  })
   if (head.status !== 101) {
     // Not upgraded: the agent's answer is echoed and the connection closed.
     client.write(head.raw)

@@ -1,7 +1,7 @@
 // kubectl against the server process started with --kubelet-client-certificate, -key and
 // --kubelet-certificate-authority, and a fake node agent requiring that certificate: logs (and
 // `logs -f`, ended by the agent or by kubectl going away), port-forward to a TCP echo through the
-// agent's SPDY (1.27: SPDY; 1.33: SPDY tunnelled in WebSocket), nodes/proxy by `get --raw`,
+// agent's SPDY (1.27: SPDY; 1.33: SPDY tunnelled in WebSocket), exec over SPDY, nodes/proxy by `get --raw`,
 // services/proxy through `kubectl proxy`.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
@@ -111,6 +111,11 @@ describe('kubectl and the node agent', { skip: VERSIONS.length > 0 ? false : 'no
       assert.equal(forwarded.length, 1, `${version}: ${JSON.stringify(forwarded.map(r => r.headers))}`)
       assert.equal(forwarded[0]!.clientCN, 'admin', 'port-forward reached the agent with the client certificate')
       assert.equal(forwarded[0]!.headers.upgrade, 'SPDY/3.1')
+
+      // exec: 1.33 asks for WebSocket first; this agent speaks SPDY only, so kubectl falls back.
+      assert.equal(await kubectl.ok(['exec', 'web', '--', 'echo', 'hello', 'there']), 'hello there\n', version)
+      const failed = await kubectl.run(['exec', 'web', '--', 'ls'])
+      assert.equal(failed.code, 127, `${version}: ${failed.stderr}`)
 
       if (host !== '127.0.0.1') {
         const raw = JSON.parse(await kubectl.ok(['get', '--raw', '/api/v1/nodes/n1/proxy/healthz?verbose=1']))

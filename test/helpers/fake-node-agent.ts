@@ -1,7 +1,8 @@
 // A fake node agent (svclet) for the stream subresources' tests: HTTPS that requires a client
 // certificate of its own CA (the one the server under test presents with --kubelet-client-*),
 // answering the agent's paths: /containerLogs (follow streams until the client leaves or the
-// test ends it), /portForward (SPDY/3.1, each stream pair to a TCP port on loopback), and
+// test ends it), /portForward (SPDY/3.1, each stream pair to a TCP port on loopback), /exec
+// (SPDY/3.1, remotecommand v4: `echo` only), and
 // anything else echoed back as JSON (what nodes/proxy passes through).
 import { mkdtempSync } from 'node:fs'
 import { createServer as createHttpsServer } from 'node:https'
@@ -69,6 +70,33 @@ function portForward (socket: Duplex): void {
   })
 }
 
+/**
+ * exec over SPDY (remotecommand v4): once the streams the query asks for are open, `echo` prints
+ * its arguments, anything else fails; the error stream carries the v4 Status, then all end.
+ */
+function exec (socket: Duplex, query: URLSearchParams): void {
+  const on = (name: string): boolean => query.get(name) === 'true' || query.get(name) === '1'
+  // A terminal has no stderr of its own.
+  const wanted = ['error', ...['stdout', 'stderr', 'stdin'].filter(s => on(s) && !(s === 'stderr' && on('tty')))]
+  const open = new Map<string, SpdyStream>()
+  let ran = false
+  serveSpdy(socket, (stream) => {
+    open.set(stream.headers.get('streamtype') ?? '', stream)
+    if (ran || !wanted.every(w => open.has(w))) return
+    ran = true
+    const [program, ...args] = query.getAll('command')
+    const ok = program === 'echo'
+    if (ok) open.get('stdout')?.write(Buffer.from(`${args.join(' ')}\n`))
+    else open.get('stderr')?.write(Buffer.from(`${program ?? ''}: not found\n`))
+    for (const name of ['stdout', 'stderr']) open.get(name)?.end()
+    const status = ok
+      ? { metadata: {}, status: 'Success' }
+      : { metadata: {}, status: 'Failure', message: 'command terminated with non-zero exit code: exit status 127', reason: 'NonZeroExitCode', details: { causes: [{ reason: 'ExitCode', message: '127' }] } }
+    open.get('error')!.write(Buffer.from(JSON.stringify(status)))
+    open.get('error')!.end()
+  })
+}
+
 /** Starts the agent on `host`; it stops when the test ends. */
 export async function startFakeNodeAgent (t: { after (fn: () => unknown): void }, host = '127.0.0.1'): Promise<FakeNodeAgent> {
   const dir = mkdtempSync(join(tmpdir(), 'fake-node-agent-'))
@@ -120,14 +148,18 @@ export async function startFakeNodeAgent (t: { after (fn: () => unknown): void }
   })
   server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
     agent.requests.push({ method: req.method ?? '', url: req.url ?? '', clientCN: clientCN(req), headers: req.headers })
-    const protocols = String(req.headers['x-stream-protocol-version'] ?? '').split(',').map(p => p.trim())
-    if (String(req.headers.upgrade).toLowerCase() !== 'spdy/3.1' || !req.url?.startsWith('/portForward/') || !protocols.includes('portforward.k8s.io')) {
-      const body = 'this agent speaks SPDY/3.1 port-forward only\n'
+    const protocols = [req.headers['x-stream-protocol-version'] ?? []].flat().flatMap(v => v.split(',')).map(p => p.trim())
+    const url = new URL(req.url ?? '/', 'https://agent')
+    const isSpdy = String(req.headers.upgrade).toLowerCase() === 'spdy/3.1'
+    const protocol = url.pathname.startsWith('/portForward/') ? 'portforward.k8s.io' : url.pathname.startsWith('/exec/') ? 'v4.channel.k8s.io' : ''
+    if (!isSpdy || protocol === '' || !protocols.includes(protocol)) {
+      const body = 'this agent speaks SPDY/3.1 port-forward and exec only\n'
       socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`)
       return
     }
-    socket.write('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: portforward.k8s.io\r\n\r\n')
-    portForward(socket)
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\nX-Stream-Protocol-Version: ${protocol}\r\n\r\n`)
+    if (protocol === 'portforward.k8s.io') portForward(socket)
+    else exec(socket, url.searchParams)
   })
   await new Promise<void>(resolve => server.listen(0, host, resolve))
   agent.port = (server.address() as AddressInfo).port
