@@ -253,3 +253,16 @@ describe('ValidatingAdmissionPolicy plugin', () => {
     assert.equal((await cm('r1', {}, { case: 'removed' })).statusCode, 201)
   })
 })
+
+describe('ValidatingAdmissionPolicy metrics', () => {
+  const app = suiteApp()
+  it('counts a denial under the policy, binding, error type and action', async () => {
+    const req = (o: AnyObject) => app().request(o as any)
+    assert.equal((await req({ method: 'POST', url: POLICIES, payload: policy('counted', { validations: [{ expression: 'false' }] }) })).statusCode, 201)
+    assert.equal((await req({ method: 'POST', url: BINDINGS, payload: binding('counted-binding', 'counted') })).statusCode, 201)
+    assert.equal((await req({ method: 'POST', url: CMS, payload: { metadata: { name: 'counted' } } })).statusCode, 422)
+    const text = (await req({ method: 'GET', url: '/metrics' })).body
+    assert.match(text, /apiserver_validating_admission_policy_check_total\{policy="counted",policy_binding="counted-binding",error_type="no_error",enforcement_action="deny"\} 1/)
+    assert.match(text, /apiserver_validating_admission_policy_check_duration_seconds_count\{policy="counted",policy_binding="counted-binding",error_type="no_error",enforcement_action="deny"\} 1/)
+  })
+})
