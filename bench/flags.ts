@@ -1,7 +1,7 @@
 // The benchmark's flags: every workload's duration and concurrency, with defaults that finish
 // the suite in under five minutes on two cores.
 
-export const WORKLOADS = ['create', 'custom', 'webhook', 'get', 'list', 'paged', 'watch', 'update', 'apply', 'hostile', 'fairness', 'memory', 'owned', 'startup'] as const
+export const WORKLOADS = ['create', 'custom', 'webhook', 'policy', 'get', 'list', 'paged', 'watch', 'update', 'apply', 'hostile', 'fairness', 'memory', 'owned', 'startup'] as const
 export type Workload = typeof WORKLOADS[number]
 
 export interface BenchFlags {
@@ -75,7 +75,7 @@ export const DEFAULTS: BenchFlags = {
 }
 
 const HELP = `usage: npm run bench -- [flags]
-  --only create,webhook,get,list,paged,watch,update,apply,hostile,fairness,memory,owned,startup   workloads to run (default: all; owned: half as many
+  --only create,webhook,policy,get,list,paged,watch,update,apply,hostile,fairness,memory,owned,startup   workloads to run (default: all; owned: half as many
                              ConfigMaps again as --memory-objects, each with an owner reference, on top of memory's)
   --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds});
                              each create round leaves its objects, so memory and start-up then run on more than --memory-objects

@@ -29,6 +29,7 @@ const LOAD = 'bench/load.ts'
 const NS = {
   create: 'bench-create',
   webhook: 'bench-webhook',
+  policy: 'bench-policy',
   custom: 'bench-custom',
   get: 'bench-get',
   list: 'bench-list',
@@ -301,6 +302,50 @@ async function main (): Promise<void> {
       } finally {
         await api(t, 'DELETE', `${config}/bench-noop`).catch(() => {})
         await hook.stop()
+      }
+    })
+
+    if (runs('policy')) await attempt('policy', async () => {
+      // Creates whose namespace one ValidatingAdmissionPolicy (three expressions, all true)
+      // watches, beside plain creates, in the same run: what evaluating CEL in process adds.
+      const ar = '/apis/admissionregistration.svc.io/v1'
+      await ensure(t, 'POST', `${ar}/validatingadmissionpolicies`, JSON.stringify({
+        metadata: { name: 'bench-three-expressions' },
+        spec: {
+          matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
+          validations: [
+            { expression: "object.metadata.name.startsWith('pp')" },
+            { expression: 'size(object.data) <= 64' },
+            { expression: "request.userInfo.username != '' && !has(object.metadata.finalizers)" }
+          ]
+        }
+      }))
+      await ensure(t, 'POST', `${ar}/validatingadmissionpolicybindings`, JSON.stringify({
+        metadata: { name: 'bench-three-expressions' },
+        spec: { policyName: 'bench-three-expressions', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { [LABELS.namespaceName]: NS.policy } } } }
+      }))
+      try {
+        const durationMs = flags.createDuration * 1000
+        const c = flags.createConcurrency
+        log(`policy: plain create, ${c} clients for ${flags.createDuration} s`)
+        const plain = await loop(t, { kind: 'create', namespace: NS.create, prefix: 'pc', payloadBytes: bytes }, c, { warmupMs, durationMs })
+        checkLoop('plain create', plain)
+        log(`policy: create through one ValidatingAdmissionPolicy with three expressions, ${c} clients for ${flags.createDuration} s`)
+        const checked = await loop(t, { kind: 'create', namespace: NS.policy, prefix: 'pp', payloadBytes: bytes }, c, { warmupMs, durationMs })
+        checkLoop('create through a policy', checked)
+        raw.policy = { plain, checked }
+        const ratio = checked.perSecond / plain.perSecond
+        rows.push({
+          workload: 'create through one ValidatingAdmissionPolicy (three expressions)',
+          figure: `${round(checked.perSecond)}/s (p99 ${round(checked.latency.p99, 1)} ms)`,
+          ceiling: `${round(plain.perSecond)}/s plain create`,
+          ratio,
+          target: '>= 0.8x',
+          pass: ratio >= 0.8
+        })
+      } finally {
+        await api(t, 'DELETE', `${ar}/validatingadmissionpolicybindings/bench-three-expressions`).catch(() => {})
+        await api(t, 'DELETE', `${ar}/validatingadmissionpolicies/bench-three-expressions`).catch(() => {})
       }
     })
 

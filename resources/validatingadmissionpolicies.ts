@@ -184,7 +184,12 @@ export default defineResource({
       matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['deployments'] }] },
       variables: [{ name: 'replicas', expression: 'object.spec.replicas' }],
       validations: [{ expression: 'variables.replicas <= int(params.data.maxReplicas)', messageExpression: "'at most ' + params.data.maxReplicas + ' replicas'", reason: 'Invalid' }],
-      auditAnnotations: [{ key: 'high-replica-count', valueExpression: "variables.replicas > 50 ? 'Deployment spec.replicas set to ' + string(variables.replicas) : null" }]
+      auditAnnotations: [{ key: 'high-replica-count', valueExpression: "variables.replicas > 50 ? dyn('Deployment spec.replicas set to ' + string(variables.replicas)) : null" }]
+    },
+    status: {
+      observedGeneration: 1,
+      typeChecking: { expressionWarnings: [{ fieldRef: 'spec.validations[0].expression', warning: 'no such key: maxReplicas' }] },
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Checked', message: 'type checked', lastTransitionTime: '2024-01-01T00:00:00Z' }]
     }
   }
 })

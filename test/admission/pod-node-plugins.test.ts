@@ -72,12 +72,12 @@ describe('ExtendedResourceToleration', () => {
 })
 
 describe('the admission chain', () => {
-  it('has the spec\'s default set', () => {
+  it('has the spec\'s default set, and ValidatingAdmissionPolicy as the reference has it (issue 34)', () => {
     assert.deepEqual([...DEFAULT_ENABLED].sort(), [
       'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'DefaultStorageClass',
       'DefaultTolerationSeconds', 'LimitRanger', 'MutatingAdmissionWebhook', 'NamespaceLifecycle', 'PersistentVolumeClaimResize',
       'PodSecurity', 'Priority', 'ResourceQuota', 'RuntimeClass', 'ServiceAccount', 'StorageObjectInUseProtection',
-      'TaintNodesByCondition', 'ValidatingAdmissionWebhook'
+      'TaintNodesByCondition', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'
     ])
   })
 

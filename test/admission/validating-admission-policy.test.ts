@@ -216,10 +216,53 @@ describe('ValidatingAdmissionPolicy plugin', () => {
     assert.equal((await cm('cond-2', {}, { case: 'conditions', exempt: 'yes' })).statusCode, 201)
   })
 
+  it('checks custom objects, with a custom kind as the parameter too', async () => {
+    const crd = (plural: string, kind: string, spec: AnyObject) => ({
+      metadata: { name: `${plural}.policies.example.com` },
+      spec: { group: 'policies.example.com', scope: 'Namespaced', names: { plural, kind }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }] }
+    })
+    await create('/apis/apiextensions.svc.io/v1/customresourcedefinitions', crd('gadgets', 'Gadget', { type: 'object', properties: { size: { type: 'integer' } } }))
+    await create('/apis/apiextensions.svc.io/v1/customresourcedefinitions', crd('limits', 'Limit', { type: 'object', properties: { maxSize: { type: 'integer' } } }))
+    const gadgets = '/apis/policies.example.com/v1/namespaces/default/gadgets'
+    const limits = '/apis/policies.example.com/v1/namespaces/default/limits'
+    for (let tries = 0; (await req({ method: 'GET', url: limits })).statusCode !== 200 || (await req({ method: 'GET', url: gadgets })).statusCode !== 200; tries++) {
+      assert.ok(tries < 100, 'the custom kinds are served')
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    await create(limits, { apiVersion: 'policies.example.com/v1', kind: 'Limit', metadata: { name: 'gadget-limit' }, spec: { maxSize: 3 } })
+    await create(POLICIES, {
+      metadata: { name: 'gadget-size' },
+      spec: {
+        paramKind: { apiVersion: 'policies.example.com/v1', kind: 'Limit' },
+        matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: ['policies.example.com'], apiVersions: ['v1'], resources: ['gadgets'] }] },
+        validations: [{ expression: 'object.spec.size <= params.spec.maxSize', messageExpression: "'size above ' + string(params.spec.maxSize)" }]
+      }
+    })
+    await create(BINDINGS, binding('gadget-size', 'gadget-size', { paramRef: { name: 'gadget-limit', parameterNotFoundAction: 'Deny' } }))
+    const gadget = (name: string, size: number) => req({ method: 'POST', url: gadgets, payload: { apiVersion: 'policies.example.com/v1', kind: 'Gadget', metadata: { name }, spec: { size } } })
+    const big = await gadget('big', 5)
+    assert.equal(big.statusCode, 422, big.body)
+    assert.equal(big.json().message, 'gadgets.policies.example.com "big" is forbidden: ValidatingAdmissionPolicy \'gadget-size\' with binding \'gadget-size\' denied request: size above 3')
+    assert.equal((await gadget('small', 2)).statusCode, 201)
+  })
+
   it('a deleted binding stops the policy at once', async () => {
     await bound('removed', { validations: [{ expression: 'false' }] })
     assert.equal((await cm('r1', {}, { case: 'removed' })).statusCode, 422)
     assert.equal((await req({ method: 'DELETE', url: `${BINDINGS}/removed` })).statusCode, 200)
     assert.equal((await cm('r1', {}, { case: 'removed' })).statusCode, 201)
+  })
+})
+
+describe('ValidatingAdmissionPolicy metrics', () => {
+  const app = suiteApp()
+  it('counts a denial under the policy, binding, error type and action', async () => {
+    const req = (o: AnyObject) => app().request(o as any)
+    assert.equal((await req({ method: 'POST', url: POLICIES, payload: policy('counted', { validations: [{ expression: 'false' }] }) })).statusCode, 201)
+    assert.equal((await req({ method: 'POST', url: BINDINGS, payload: binding('counted-binding', 'counted') })).statusCode, 201)
+    assert.equal((await req({ method: 'POST', url: CMS, payload: { metadata: { name: 'counted' } } })).statusCode, 422)
+    const text = (await req({ method: 'GET', url: '/metrics' })).body
+    assert.match(text, /apiserver_validating_admission_policy_check_total\{policy="counted",policy_binding="counted-binding",error_type="no_error",enforcement_action="deny"\} 1/)
+    assert.match(text, /apiserver_validating_admission_policy_check_duration_seconds_count\{policy="counted",policy_binding="counted-binding",error_type="no_error",enforcement_action="deny"\} 1/)
   })
 })
