@@ -1,7 +1,9 @@
 // The node lifecycle controller's health monitor, without evicting pods: a Node whose agent has
 // neither renewed its Lease nor posted a new Ready heartbeat for the grace period has its Ready
-// and pressure conditions set Unknown and is tainted unreachable (NoSchedule, NoExecute); once it
-// reports Ready again the unreachable taints go.
+// and pressure conditions set Unknown. Its taints follow its conditions as the reference's
+// tainting passes make them: NoSchedule for not-ready, unreachable, pressure and network
+// unavailable (and for a cordoned node), NoExecute for not-ready and unreachable; once it reports
+// Ready again they go.
 // As the reference, health is judged by when this controller last *saw* a heartbeat change, not
 // by the timestamps the agent wrote: an agent's clock may be off, this process's is the judge.
 import fp from 'fastify-plugin'
@@ -31,7 +33,6 @@ export interface NodeLifecycleOptions {
 const MANAGER = 'node-controller'
 /** The conditions the node agent keeps, which go Unknown with it. */
 const WATCHED_CONDITIONS = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure']
-const UNREACHABLE_TAINTS = [{ key: NODE_TAINTS.unreachable, effect: 'NoSchedule' }, { key: NODE_TAINTS.unreachable, effect: 'NoExecute' }]
 
 /** What this controller last saw of a node's heartbeats, and when it saw them change. */
 interface NodeHealth {
@@ -65,17 +66,47 @@ export function unknownConditions (node: AnyObject, now: string): AnyObject[] | 
 
 const sameTaint = (a: AnyObject, b: AnyObject): boolean => a.key === b.key && a.effect === b.effect
 
-/** The node's taints with the unreachable ones present (`want`) or gone; undefined when nothing changes. */
-export function unreachableTaints (node: AnyObject, want: boolean, now: string): AnyObject[] | undefined {
-  const taints: AnyObject[] = node.spec?.taints ?? []
-  if (want) {
-    const missing = UNREACHABLE_TAINTS.filter(t => !taints.some(have => sameTaint(have, t)))
-    if (missing.length === 0) return undefined
-    // NoExecute taints carry when they came: tolerationSeconds count from then.
-    return [...taints, ...missing.map(t => t.effect === 'NoExecute' ? { ...t, timeAdded: now } : { ...t })]
+/** The reference's nodeConditionToTaintKeyStatusMap: the NoSchedule taint a condition in a status brings. */
+const CONDITION_TAINTS: Record<string, Record<string, string>> = {
+  Ready: { False: NODE_TAINTS.notReady, Unknown: NODE_TAINTS.unreachable },
+  MemoryPressure: { True: NODE_TAINTS.memoryPressure },
+  DiskPressure: { True: NODE_TAINTS.diskPressure },
+  NetworkUnavailable: { True: NODE_TAINTS.networkUnavailable },
+  PIDPressure: { True: NODE_TAINTS.pidPressure }
+}
+/** The NoSchedule taints this controller owns: the conditions' and the cordon's. */
+const NO_SCHEDULE_KEYS = new Set([...Object.values(CONDITION_TAINTS).flatMap(m => Object.values(m)), NODE_TAINTS.unschedulable])
+/** The NoExecute taints it owns (TaintBasedEvictions): a node not ready, or not heard from. */
+const NO_EXECUTE_KEYS = new Set([NODE_TAINTS.notReady, NODE_TAINTS.unreachable])
+
+/** The taints a node's conditions and cordon call for, as the reference's NoSchedule and NoExecute tainting passes add them. */
+function wantedTaints (node: AnyObject): AnyObject[] {
+  const wanted: AnyObject[] = []
+  for (const c of (node.status?.conditions ?? []) as AnyObject[]) {
+    const key = CONDITION_TAINTS[c.type]?.[c.status]
+    if (key !== undefined) wanted.push({ key, effect: 'NoSchedule' })
   }
-  const kept = taints.filter(have => !UNREACHABLE_TAINTS.some(t => sameTaint(have, t)))
-  return kept.length === taints.length ? undefined : kept
+  if (node.spec?.unschedulable === true) wanted.push({ key: NODE_TAINTS.unschedulable, effect: 'NoSchedule' })
+  const ready = conditionOf(node, 'Ready')?.status
+  if (ready === 'False') wanted.push({ key: NODE_TAINTS.notReady, effect: 'NoExecute' })
+  if (ready === 'Unknown') wanted.push({ key: NODE_TAINTS.unreachable, effect: 'NoExecute' })
+  return wanted
+}
+
+const owned = (t: AnyObject): boolean => (t.effect === 'NoSchedule' && NO_SCHEDULE_KEYS.has(t.key)) || (t.effect === 'NoExecute' && NO_EXECUTE_KEYS.has(t.key))
+
+/**
+ * The node's taints with the ones this controller owns made what its conditions call for (others
+ * kept as they are, and kept taints unchanged); undefined when nothing changes.
+ */
+export function conditionTaints (node: AnyObject, now: string): AnyObject[] | undefined {
+  const taints: AnyObject[] = node.spec?.taints ?? []
+  const wanted = wantedTaints(node)
+  const kept = taints.filter(have => !owned(have) || wanted.some(t => sameTaint(have, t)))
+  const missing = wanted.filter(t => !kept.some(have => sameTaint(have, t)))
+  if (missing.length === 0 && kept.length === taints.length) return undefined
+  // NoExecute taints carry when they came: tolerationSeconds count from then.
+  return [...kept, ...missing.map(t => t.effect === 'NoExecute' ? { ...t, timeAdded: now } : t)]
 }
 
 export default fp(async function nodeLifecycleController (fastify: FastifyInstance, opts: NodeLifecycleOptions) {
@@ -138,10 +169,9 @@ export default fp(async function nodeLifecycleController (fastify: FastifyInstan
         health.set(node.metadata.name, { ...seen, readyHeartbeat: conditionOf(current, 'Ready')?.lastHeartbeatTime ?? undefined })
       }
     }
-    const ready = conditionOf(current, 'Ready')
-    // A node yet to report is neither reachable nor not: its taints stay as they are.
-    if (ready === undefined) return
-    const taints = unreachableTaints(current, ready.status === 'Unknown', timestamp(now()))
+    // A node yet to report is neither ready nor not: its taints (the admission's not-ready one) stay as they are.
+    if (conditionOf(current, 'Ready') === undefined) return
+    const taints = conditionTaints(current, timestamp(now()))
     if (taints !== undefined) await write(current, '', old => ({ ...old, spec: { ...old.spec, taints } }))
   }
 

@@ -10,7 +10,7 @@ export function deprecationWarning (r: Resource, older: VersionLifecycle): strin
   if (older.warning !== undefined) return older.warning
   const replacement = older.replacement ?? `${r.apiVersion} ${r.kind}`
   const removed = older.removed === undefined ? '' : `, unavailable in v${older.removed}+`
-  return `${r.group}/${older.version} ${r.kind} is deprecated in v${older.deprecated ?? older.introduced}+${removed}; use ${replacement}`
+  return `${r.group === '' ? '' : `${r.group}/`}${older.version} ${r.kind} is deprecated in v${older.deprecated ?? older.introduced}+${removed}; use ${replacement}`
 }
 
 declare module 'fastify' {
@@ -26,7 +26,7 @@ export default fp(async function deprecation (fastify: FastifyInstance) {
   const anyDeprecated = (): boolean => {
     if (seenAt !== fastify.resources.generation) {
       seenAt = fastify.resources.generation
-      anyServed = fastify.resources.served().some(r => (r.olderVersions ?? []).some(o => o.deprecated !== undefined && o.version === r.version))
+      anyServed = fastify.resources.served().some(r => r.lifecycle?.deprecated !== undefined || (r.olderVersions ?? []).some(o => o.deprecated !== undefined && o.version === r.version))
     }
     return anyServed
   }

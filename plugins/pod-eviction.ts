@@ -89,7 +89,8 @@ export default fp(async function podEviction (fastify: FastifyInstance) {
 
   fastify.resources.addSubresource(PODS, 'eviction', {
     verbs: ['create'],
-    requestKind: { apiVersion: 'policy/v1', kind: 'Eviction' },
+    // kubectl drain sends v1beta1's to servers whose discovery lacks v1's; the reference takes both.
+    requestKind: { apiVersion: 'policy/v1', kind: 'Eviction', alsoAccepted: ['policy/v1beta1'] },
     create: evict
   })
 }, { name: 'pod-eviction' })

@@ -202,7 +202,12 @@ export interface SubresourceDefinition<T = AnyObject> {
    * The type of what `create` takes when it is another kind than the parent's (serviceaccounts/token
    * takes an authentication-group TokenRequest): request bodies are decoded and checked as it.
    */
-  requestKind?: { apiVersion: string, kind: string }
+  requestKind?: {
+    apiVersion: string
+    kind: string
+    /** Other versions of the kind also taken, alike in their fields (pods/eviction's policy/v1beta1 Eviction). */
+    alsoAccepted?: readonly string[]
+  }
   /** The verbs served; default get, update, patch. */
   verbs?: Verb[]
   /** The main resource keeps this part from the stored object on update (status). */
@@ -253,6 +258,12 @@ export interface VirtualContext {
    * undefined when none recognises it; throws when one recognises it and finds it invalid.
    */
   authenticateToken (token: string, audiences?: string[]): Promise<{ user: UserInfo, audiences?: string[] } | undefined>
+  /**
+   * Admits `request` as a create of the virtual kind (named by its metadata.name), then applies
+   * another kind's `changeParent` subresource to that kind's object of the same name in the
+   * path's namespace (core `bindings` is pods/binding by another path).
+   */
+  changeParent (target: { group: string, version: string, plural: string, subresource: string }, request: AnyObject): Promise<void>
 }
 
 /** A kind that is never stored: POST answers with what `create` returns (access reviews, token reviews). */
@@ -317,6 +328,11 @@ export interface ResourceDefinition<S extends TObject = TObject> {
    * --runtime-config turns it on.
    */
   olderVersions?: VersionLifecycle[]
+  /**
+   * The main version's own lifecycle once it is deprecated (core v1 Endpoints in 1.33): every
+   * request to it is warned about as a deprecated older version's are.
+   */
+  lifecycle?: VersionLifecycle
   /**
    * The same stored objects served as a version of another group, with fields of their own
    * (core v1 Event as events.svc.io/v1 Event): a lossless conversion each way.

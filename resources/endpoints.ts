@@ -3,6 +3,7 @@
 // Service without one. Deprecated upstream in favour of EndpointSlices, still read by many clients.
 import { Type } from '@sinclair/typebox'
 import { defineResource, type FieldError } from './define.js'
+import { GROUPS } from './naming.js'
 import { Int32, objectSchema } from './meta.js'
 import { AtomicList, ObjectReference } from './core-types.js'
 import { dnsLabelProblems, dnsSubdomainProblems, invalidEach } from './validation.js'
@@ -106,6 +107,8 @@ export default defineResource({
   version: 'v1',
   kind: 'Endpoints',
   plural: 'endpoints',
+  // KEP-4974: every request to v1 Endpoints is warned about (the reference's prerelease-lifecycle markers).
+  lifecycle: { version: 'v1', introduced: '1.0', deprecated: '1.33', replacement: `${GROUPS.discovery}/v1 EndpointSlice` },
   singular: 'endpoints',
   shortNames: ['ep'],
   scope: 'Namespaced',

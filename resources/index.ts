@@ -15,6 +15,7 @@ import selfsubjectrulesreviews from './selfsubjectrulesreviews.js'
 import persistentvolumeclaims from './persistentvolumeclaims.js'
 import persistentvolumes from './persistentvolumes.js'
 import pods from './pods.js'
+import bindings from './bindings.js'
 import nodes from './nodes.js'
 import storageclasses from './storageclasses.js'
 import volumeattachments from './volumeattachments.js'
@@ -70,6 +71,7 @@ export const RESOURCES: readonly Resource[] = [
   persistentvolumeclaims,
   persistentvolumes,
   pods,
+  bindings,
   nodes,
   storageclasses,
   volumeattachments,

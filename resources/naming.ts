@@ -325,10 +325,15 @@ export const DEPRECATED_ANNOTATIONS = {
 /** Marks a pod the node agent mirrors from a static manifest. */
 export const MIRROR_POD_ANNOTATION = `${GROUP_SUFFIX}/config.mirror`
 
-/** Taints the node lifecycle puts on nodes that are not ready or cannot be reached. */
+/** Taints the node lifecycle puts on nodes by their conditions (not ready, unreachable, under pressure) and on cordoned ones. */
 export const NODE_TAINTS = {
   notReady: `node.${GROUP_SUFFIX}/not-ready`,
-  unreachable: `node.${GROUP_SUFFIX}/unreachable`
+  unreachable: `node.${GROUP_SUFFIX}/unreachable`,
+  memoryPressure: `node.${GROUP_SUFFIX}/memory-pressure`,
+  diskPressure: `node.${GROUP_SUFFIX}/disk-pressure`,
+  pidPressure: `node.${GROUP_SUFFIX}/pid-pressure`,
+  networkUnavailable: `node.${GROUP_SUFFIX}/network-unavailable`,
+  unschedulable: `node.${GROUP_SUFFIX}/unschedulable`
 } as const
 
 /** Namespace annotations the scheduling admission plugins read (PodNodeSelector, PodTolerationRestriction). */
@@ -339,7 +344,7 @@ export const SCHEDULER_ANNOTATIONS = {
 } as const
 
 /** The NoSchedule taint a node under memory pressure carries; pods that are not BestEffort tolerate it (PodTolerationRestriction). */
-export const MEMORY_PRESSURE_TAINT = `node.${GROUP_SUFFIX}/memory-pressure`
+export const MEMORY_PRESSURE_TAINT = NODE_TAINTS.memoryPressure
 
 /** The label every node carries with its host name (the only pod anti-affinity topology LimitPodHardAntiAffinityTopology allows). */
 export const HOSTNAME_LABEL = `${GROUP_SUFFIX}/hostname`

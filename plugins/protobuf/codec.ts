@@ -14,7 +14,7 @@ import { groupPrefix, kindForms, protoPackage, SchemaMessageBuilder } from './sc
 export const ENVELOPE_PREFIX = Buffer.from(PROTOBUF_ENVELOPE_MAGIC)
 
 const PROTO_DIR = fileURLToPath(new URL('./proto/', import.meta.url))
-const PROTO_FILES = ['runtime.proto', 'meta.proto', 'authentication.proto', 'storage.proto']
+const PROTO_FILES = ['runtime.proto', 'meta.proto', 'authentication.proto', 'storage.proto', 'policy.proto', 'policy-v1beta1.proto']
 
 /** Kinds of meta/v1 that every group version carries (upstream's AddToGroupVersion). */
 const META_KINDS = new Set(['Status', 'DeleteOptions', 'WatchEvent'])
@@ -86,9 +86,9 @@ export class ProtobufCodec {
     return found instanceof protobuf.Type ? found : undefined
   }
 
-  /** Whether objects of this kind, and their lists, can be answered in protobuf. */
-  supports (apiVersion: string, kind: string): boolean {
-    return this.messageOf(apiVersion, kind) !== undefined && this.messageOf(apiVersion, `${kind}List`) !== undefined
+  /** Whether objects of this kind, and their lists when it is `listed`, can be answered in protobuf. */
+  supports (apiVersion: string, kind: string, listed = true): boolean {
+    return this.messageOf(apiVersion, kind) !== undefined && (!listed || this.messageOf(apiVersion, `${kind}List`) !== undefined)
   }
 
   /**

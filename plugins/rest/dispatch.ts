@@ -91,7 +91,7 @@ export function restCall (request: FastifyRequest, reply: FastifyReply, context:
     if (!verbAllowed(verb, info, r, subVerbs)) throw methodNotSupported(store.gr, verb === ('' as Verb) ? request.method : verb)
     handler = handlerOf(verb, info, r)
     const transforms = verb === 'get' || verb === 'list' || verb === 'watch'
-    enc = { repr: negotiate(request.headers.accept, transforms, request.server.protobuf.supports(served.apiVersion, served.kind)), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
+    enc = { repr: negotiate(request.headers.accept, transforms, request.server.protobuf.supports(served.apiVersion, served.kind, served.verbs.includes('list'))), pretty: wantsPretty(query), includeObject: includeObjectOf(query) }
   }
   return {
     request,

@@ -80,6 +80,7 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
       if (resource.versionServed !== false && isServed(resource.group, resource.version, resource.plural)) {
         serve(store, pathOf(resource.group, resource.version, resource.plural), store.resource)
+        if (resource.lifecycle?.deprecated !== undefined) olderVersions.set(pathOf(resource.group, resource.version, resource.plural), resource.lifecycle)
       }
       // Older versions: the same store, the objects' apiVersion rewritten on the way in and out.
       for (const older of resource.olderVersions ?? []) {

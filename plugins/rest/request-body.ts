@@ -67,11 +67,11 @@ const undecodableObject = (kind: string, body: Buffer | undefined, why: string):
  * An object body of `kind` (of the path's group version unless `apiVersion` says another) in any
  * of the body media types; protobuf's type meta is checked as it is read.
  */
-export function decodeRequestObject (request: FastifyRequest, kind: string, apiVersion?: string): AnyObject {
+export function decodeRequestObject (request: FastifyRequest, kind: string, apiVersion?: string, alsoAccepted: readonly string[] = []): AnyObject {
   if (PROTOBUF_MEDIA_TYPES.includes(mediaType(request))) {
     const { apiGroup, apiVersion: pathVersion } = request.requestInfo
     const expected = { apiVersion: apiVersion ?? (apiGroup === '' ? pathVersion : `${apiGroup}/${pathVersion}`), kind }
-    return decodeProtobufObject(request.server.protobuf, request.body as Buffer | undefined, expected, kind === 'DeleteOptions' ? [`${GROUPS.meta}/v1`] : [], apiVersion !== undefined)
+    return decodeProtobufObject(request.server.protobuf, request.body as Buffer | undefined, expected, kind === 'DeleteOptions' ? [`${GROUPS.meta}/v1`] : [...alsoAccepted], apiVersion !== undefined)
   }
   const value = decodeBody(request, BODY_TYPES, () => undecodableObject(kind, request.body as Buffer | undefined, `couldn't get version/kind; json parse error: ${DEPTH_ERROR}`))
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -154,10 +154,23 @@ export class GenericStore extends StoreReads implements ResourceStore {
    * stored parent and written by compare-and-swap, read again and retried on a conflict.
    */
   async changeThroughSubresource (namespace: string, name: string, sub: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<void> {
+    const request = await this.admitCreate(namespace, name, sub, body, opts, caller)
+    await this.changeParent(namespace, name, sub, request, opts, caller)
+  }
+
+  /** Admission of a create of `body` on this kind (or on its subresource `sub`): the object as admission left it. */
+  async admitCreate (namespace: string, name: string, sub: string, body: AnyObject, opts: WriteOptions, caller: Caller): Promise<AnyObject> {
     const attrs = admissionAttributes(this.resource, this.registry, { operation: 'CREATE', namespace, name, subresource: sub, caller, dryRun: opts.dryRun, object: body })
     await this.admission.mutate(attrs)
     await this.admission.validate(attrs)
-    const request = attrs.object ?? body
+    return attrs.object ?? body
+  }
+
+  /**
+   * The subresource's changeParent applied to the stored object `name` and written by
+   * compare-and-swap (read again and retried on a conflict); the request already admitted.
+   */
+  async changeParent (namespace: string, name: string, sub: string, request: AnyObject, opts: WriteOptions, caller: Caller): Promise<void> {
     const change = this.resource.subresources[sub]!.changeParent!
     const ctx = this.context(namespace, caller, opts.dryRun, name)
     const key = this.key(namespace, name)

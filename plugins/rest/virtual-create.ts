@@ -1,5 +1,6 @@
 // Kinds stored nowhere (access and identity reviews): a create answers the request object
 // with the server's answer filled in.
+import { pathNotFound } from '../../resources/status.js'
 import { parseWriteOptions } from './options.js'
 import { sendDocument } from './encode.js'
 import { callerOf, relay, type RestCall } from './rest-call.js'
@@ -20,9 +21,18 @@ export async function createVirtual (call: RestCall): Promise<unknown> {
     namespace,
     authorize: (attrs) => authz.authorize(attrs),
     rules: (user, ns) => authz.rules(user, ns),
-    authenticateToken: (token, audiences) => authn.authenticateToken(token, audiences)
+    authenticateToken: (token, audiences) => authn.authenticateToken(token, audiences),
+    async changeParent (target, request) {
+      const store = call.context.registry.lookup(target.group, target.version, target.plural)
+      if (store === undefined) throw pathNotFound()
+      const name = typeof request.metadata?.name === 'string' ? request.metadata.name : ''
+      const admitted = await call.store.admitCreate(namespace, name, '', request, o, c)
+      await store.changeParent(namespace, name, target.subresource, admitted, o, c)
+    }
   })
   relay(call.reply, c)
+  // A kind that changes another's object answers a Status of its own (core bindings), as the reference's.
+  if (answer.kind === 'Status') return sendDocument(call.reply, 201, answer, call.enc)
   const { kind: _kind, apiVersion: _apiVersion, ...fields } = answer
   return sendDocument(call.reply, 201, { kind: r.kind, apiVersion, ...fields }, call.enc)
 }

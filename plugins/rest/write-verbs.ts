@@ -39,8 +39,11 @@ export async function createOnSubresource (call: RestCall): Promise<unknown> {
   const o = parseWriteOptions(call.query, 'CreateOptions')
   const c = callerOf(call, o.fieldManager)
   const requestKind = call.stored.subresources[call.subresource]!.requestKind
-  const body = requestKind === undefined ? decodeServed(call, call.stored.kind) : decodeRequestObject(call.request, requestKind.kind, requestKind.apiVersion)
-  if (requestKind !== undefined) checkTypeMeta(body, requestKind)
+  const body = requestKind === undefined ? decodeServed(call, call.stored.kind) : decodeRequestObject(call.request, requestKind.kind, requestKind.apiVersion, requestKind.alsoAccepted)
+  if (requestKind !== undefined) {
+    const other = typeof body.apiVersion === 'string' && requestKind.alsoAccepted?.includes(body.apiVersion) === true
+    checkTypeMeta(body, other ? { apiVersion: body.apiVersion, kind: requestKind.kind } : requestKind)
+  }
   if (call.stored.subresources[call.subresource]!.changeParent !== undefined) {
     await call.store.changeThroughSubresource(call.namespace, call.info.name, call.subresource, body, o, c)
     relay(call.reply, c)

@@ -1,6 +1,7 @@
 // The node lifecycle controller, with short periods: a node that stops renewing its Lease and
 // posting status goes Unknown and is tainted unreachable; one that keeps renewing does not; one
-// back to Ready loses the unreachable taints; one that never reported goes Unknown as never updated.
+// back to Ready loses the unreachable taints; one that never reported goes Unknown as never updated;
+// a node's conditions and cordon bring the reference's NoSchedule and NoExecute taints.
 import { after, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -79,8 +80,8 @@ describe('node lifecycle controller', () => {
     assert.deepEqual(taints.find(t => t.effect === 'NoSchedule'), { key: NODE_TAINTS.unreachable, effect: 'NoSchedule' })
     const noExecute = taints.find(t => t.effect === 'NoExecute')!
     assert.ok(!Number.isNaN(Date.parse(noExecute.timeAdded)), JSON.stringify(noExecute))
-    // The admission plugin's taint is not this controller's to lift.
-    assert.ok(silent.spec.taints.some((t: Obj) => t.key === NODE_TAINTS.notReady))
+    // The admission plugin's not-ready taint gave way to the unreachable ones.
+    assert.ok(!silent.spec.taints.some((t: Obj) => t.key === NODE_TAINTS.notReady), JSON.stringify(silent.spec.taints))
 
     // The same grace has passed for the node renewing its Lease.
     const alive = (await app().request({ method: 'GET', url: `${nodes}/alive` })).json()
@@ -95,7 +96,7 @@ describe('node lifecycle controller', () => {
     await keepRenewing('silent')
     const lifted = await eventually('silent', n => unreachable(n).length === 0)
     assert.equal(condition(lifted, 'Ready')!.status, 'True')
-    assert.ok(lifted.spec.taints.some((t: Obj) => t.key === NODE_TAINTS.notReady))
+    assert.deepEqual(lifted.spec.taints ?? [], [])
   })
 
   it('marks a node that never reported as never updated once the startup grace is over', async () => {
@@ -106,6 +107,28 @@ describe('node lifecycle controller', () => {
       type: 'Ready', status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.',
       lastHeartbeatTime: mute.metadata.creationTimestamp, lastTransitionTime: condition(mute, 'Ready')!.lastTransitionTime
     })
+  })
+
+  it('taints by condition as the reference\'s tainting passes, and keeps taints it does not own', async () => {
+    const node: Obj = readyNode('pressed')
+    node.status.conditions[0] = { ...node.status.conditions[0], status: 'False', reason: 'KubeletNotReady' }
+    node.status.conditions[1] = { ...node.status.conditions[1], status: 'True', reason: 'KubeletHasInsufficientMemory' }
+    node.status.conditions.push({ type: 'DiskPressure', status: 'True' }, { type: 'PIDPressure', status: 'True' }, { type: 'NetworkUnavailable', status: 'True' })
+    const res = await app().request({ method: 'POST', url: nodes, payload: { ...node, spec: { unschedulable: true, taints: [{ key: 'example.com/own', effect: 'NoSchedule' }] } } })
+    assert.equal(res.statusCode, 201, res.body)
+    await keepRenewing('pressed')
+    const keys = (n: Obj): string[] => (n.spec?.taints ?? []).map((t: Obj) => `${t.key}:${t.effect}`).sort()
+    const want = ['example.com/own:NoSchedule', `${NODE_TAINTS.notReady}:NoExecute`, `${NODE_TAINTS.notReady}:NoSchedule`, `${NODE_TAINTS.memoryPressure}:NoSchedule`,
+      `${NODE_TAINTS.diskPressure}:NoSchedule`, `${NODE_TAINTS.pidPressure}:NoSchedule`, `${NODE_TAINTS.networkUnavailable}:NoSchedule`, `${NODE_TAINTS.unschedulable}:NoSchedule`].sort()
+    const tainted = await eventually('pressed', n => JSON.stringify(keys(n)) === JSON.stringify(want))
+    assert.ok(!Number.isNaN(Date.parse(tainted.spec.taints.find((t: Obj) => t.effect === 'NoExecute').timeAdded)))
+    assert.equal(tainted.spec.taints.find((t: Obj) => t.key === NODE_TAINTS.memoryPressure).timeAdded, undefined)
+
+    // Ready, relieved and uncordoned: only the node's own taint is left.
+    const conditions = [{ type: 'Ready', status: 'True', lastHeartbeatTime: now() }, { type: 'MemoryPressure', status: 'False' }, { type: 'DiskPressure', status: 'False' }, { type: 'PIDPressure', status: 'False' }, { type: 'NetworkUnavailable', status: 'False' }]
+    assert.equal((await app().request({ method: 'PATCH', url: `${nodes}/pressed/status`, headers: mergePatch, payload: { status: { conditions } } })).statusCode, 200)
+    assert.equal((await app().request({ method: 'PATCH', url: `${nodes}/pressed`, headers: mergePatch, payload: { spec: { unschedulable: null } } })).statusCode, 200)
+    await eventually('pressed', n => JSON.stringify(keys(n)) === JSON.stringify(['example.com/own:NoSchedule']))
   })
 
   it('takes its periods from the reference controller manager\'s flags', () => {

@@ -74,6 +74,40 @@ describe('pods/binding', () => {
   })
 })
 
+describe('core bindings', () => {
+  const app = suiteApp()
+  const BINDINGS = '/api/v1/namespaces/default/bindings'
+
+  it('binds the pod the Binding names, once, as pods/binding does', async () => {
+    await pendingPod(app(), 'api')
+    const res = await app().request({ method: 'POST', url: BINDINGS, payload: binding('api', 'node-1', { annotations: { 'example.com/by': 'core' } }) })
+    assert.equal(res.statusCode, 201, res.body)
+    assert.deepEqual(res.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 })
+    const pod = (await app().request({ method: 'GET', url: `${PODS}/api` })).json()
+    assert.equal(pod.spec.nodeName, 'node-1')
+    assert.equal(pod.metadata.annotations['example.com/by'], 'core')
+    assert.equal(pod.status.conditions.find((c: Obj) => c.type === 'PodScheduled').status, 'True')
+
+    const again = await app().request({ method: 'POST', url: BINDINGS, payload: binding('api', 'node-2') })
+    assert.equal(again.statusCode, 409, again.body)
+    assert.equal(again.json().message, 'Operation cannot be fulfilled on pods/binding "api": pod api is already assigned to node "node-1"')
+    const missing = await app().request({ method: 'POST', url: BINDINGS, payload: binding('nosuch', 'node-1') })
+    assert.equal(missing.statusCode, 404, missing.body)
+    assertInvalid(await app().request({ method: 'POST', url: BINDINGS, payload: { ...binding('api', ''), target: { kind: 'Pod', name: 'x' } } }), 'target.kind', 'FieldValueNotSupported')
+  })
+
+  it('binds nothing under dry run, and serves create only', async () => {
+    await pendingPod(app(), 'dry-core')
+    const res = await app().request({ method: 'POST', url: `${BINDINGS}?dryRun=All`, payload: binding('dry-core', 'node-1') })
+    assert.equal(res.statusCode, 201, res.body)
+    assert.equal((await app().request({ method: 'GET', url: `${PODS}/dry-core` })).json().spec.nodeName, undefined)
+    assert.equal((await app().request({ method: 'GET', url: BINDINGS })).statusCode, 405)
+    const discovery = (await app().request({ method: 'GET', url: '/api/v1' })).json()
+    const listed = discovery.resources.find((r: Obj) => r.name === 'bindings')
+    assert.deepEqual({ kind: listed.kind, namespaced: listed.namespaced, verbs: listed.verbs }, { kind: 'Binding', namespaced: true, verbs: ['create'] })
+  })
+})
+
 test('of binders racing on two servers sharing a database, exactly one wins', async (t) => {
   const first = await buildTestApp(t)
   const second = await buildTestApp(t, { databaseUrl: first.databaseUrl })
