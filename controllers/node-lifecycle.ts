@@ -109,6 +109,11 @@ export function conditionTaints (node: AnyObject, now: string): AnyObject[] | un
   return [...kept, ...missing.map(t => t.effect === 'NoExecute' ? { ...t, timeAdded: now } : t)]
 }
 
+function withTaints (spec: AnyObject | undefined, taints: AnyObject[]): AnyObject {
+  const { taints: _was, ...rest } = spec ?? {}
+  return taints.length === 0 ? rest : { ...rest, taints }
+}
+
 export default fp(async function nodeLifecycleController (fastify: FastifyInstance, opts: NodeLifecycleOptions) {
   const now = opts.now ?? Date.now
   const monitorPeriodMs = opts.monitorPeriodMs ?? DEFAULT_MONITOR_PERIOD_MS
@@ -172,7 +177,8 @@ export default fp(async function nodeLifecycleController (fastify: FastifyInstan
     // A node yet to report is neither ready nor not: its taints (the admission's not-ready one) stay as they are.
     if (conditionOf(current, 'Ready') === undefined) return
     const taints = conditionTaints(current, timestamp(now()))
-    if (taints !== undefined) await write(current, '', old => ({ ...old, spec: { ...old.spec, taints } }))
+    // No taints left is no field, as the reference's omitempty list writes it.
+    if (taints !== undefined) await write(current, '', old => ({ ...old, spec: withTaints(old.spec, taints) }))
   }
 
   controllerLoop(fastify, {
