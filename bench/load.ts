@@ -2,9 +2,9 @@
 // (bench/run.ts) passes one job as JSON in argv[2]; the result is one JSON line on stdout.
 // Every ceiling that is an HTTP endpoint is driven by this same code.
 import { performance } from 'node:perf_hooks'
-import { Pool } from 'undici'
 import type { Dispatcher } from 'undici'
 import { pagedLists, type PagedJob } from './paged-lists.js'
+import { pool, timedGet } from './http-pool.js'
 import { BENCH_CRD, configMapBody, customObjectBody, latencySummary, type LatencySummary } from './payload.js'
 import { openWatchStream, type WatchStream } from './watch-stream.js'
 import { processCpuMs, processWaitMs } from './cpu.js'
@@ -118,17 +118,6 @@ const SUCCESS: Record<RequestKind['kind'], number[]> = {
   apply: [200, 201]
 }
 
-function pool (t: Target, connections: number): Pool {
-  return new Pool(t.origin, {
-    connections,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    keepAliveMaxTimeout: 600_000,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    connect: t.ca === undefined ? { timeout: 60_000 } : { ca: t.ca, cert: t.cert, key: t.key, rejectUnauthorized: true, timeout: 60_000 }
-  })
-}
 
 const WATCH_WAVE = 50
 const RV = /"resourceVersion":"(\d+)"/
@@ -258,13 +247,7 @@ async function loop (job: LoopJob): Promise<LoopResult> {
 
 async function list (job: ListJob): Promise<ListResult> {
   const p = pool(job.target, 1)
-  const time = async (path: string): Promise<{ ms: number, body: string }> => {
-    const t0 = performance.now()
-    const res = await p.request({ method: 'GET', path })
-    const body = await res.body.text()
-    if (res.statusCode !== 200) throw new Error(`LIST ${path}: ${res.statusCode} ${body.slice(0, 300)}`)
-    return { ms: performance.now() - t0, body }
-  }
+  const time = async (path: string): Promise<{ ms: number, body: string }> => await timedGet(p, path)
   const unset: number[] = []
   const zero: number[] = []
   let last = ''

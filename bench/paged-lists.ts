@@ -1,7 +1,7 @@
 // The paged workload, run in the load generator's process: a paged walk of every ConfigMap,
 // the unpaged list, namespace lists and a label selector matching 1%, each beside
 // JSON.stringify of the same items in this process (the ceiling, measured in the same run).
-import { Pool } from 'undici'
+import { pool, timedGet } from './http-pool.js'
 import { latencySummary, type LatencySummary } from './payload.js'
 
 export interface PagedJob {
@@ -37,19 +37,8 @@ interface ListDoc { items: unknown[], metadata: { continue?: string, resourceVer
 
 export async function pagedLists (job: PagedJob): Promise<PagedResult> {
   const t = job.target
-  const p = new Pool(t.origin, {
-    connections: 1,
-    headersTimeout: 0,
-    bodyTimeout: 0,
-    connect: t.ca === undefined ? { timeout: 60_000 } : { ca: t.ca, cert: t.cert, key: t.key, rejectUnauthorized: true, timeout: 60_000 }
-  })
-  const time = async (path: string): Promise<{ ms: number, body: string }> => {
-    const t0 = performance.now()
-    const res = await p.request({ method: 'GET', path })
-    const body = await res.body.text()
-    if (res.statusCode !== 200) throw new Error(`LIST ${path}: ${res.statusCode} ${body.slice(0, 300)}`)
-    return { ms: performance.now() - t0, body }
-  }
+  const p = pool(t, 1)
+  const time = async (path: string): Promise<{ ms: number, body: string }> => await timedGet(p, path)
   /** `n` timed answers after `warmup` untimed ones, and the last document. */
   const repeat = async (path: string, n: number, warmup: number): Promise<{ ms: number[], last: string }> => {
     const ms: number[] = []

@@ -44,24 +44,28 @@ function globalUnicast (ip: string): boolean {
   return isIP(ip) === 6 && ip !== '::' && !ip.toLowerCase().startsWith('ff') && proxyable(ip)
 }
 
-const proxyParameters = { path: 'string' } as const
+type Locate = (parent: AnyObject, options: AnyObject, ctx: ConnectContext) => Promise<StreamLocation>
+
+/** A `<kind>/proxy` subresource: every verb carried to where `locate` says, the rest of the path in `path`. */
+const proxySubresource = (optionsKind: string, parent: string, locate: Locate): SubresourceDefinition => connectSubresource({
+  optionsKind,
+  carries: 'proxy',
+  parameters: { path: 'string' },
+  parentName: parentNamer(parent),
+  locate
+})
+
 const proxyPathOf = (options: AnyObject): string => typeof options.path === 'string' ? options.path : ''
 const schemeOf = (scheme: string): 'http' | 'https' => scheme === 'https' ? 'https' : 'http'
 
 /** nodes/proxy: the agent with its client certificate, or another port of the node over the proxy transport. */
-export const nodeProxySubresource: SubresourceDefinition = connectSubresource({
-  optionsKind: 'NodeProxyOptions',
-  carries: 'proxy',
-  parameters: proxyParameters,
-  parentName: parentNamer('node'),
-  async locate (node, options, ctx): Promise<StreamLocation> {
-    const { scheme, name, port } = splitSchemeNamePort(ctx.name)!
-    const agent = await nodeAgentEndpoint(name, ctx)
-    if (isIP(agent.host) !== 0 ? !proxyable(agent.host) : agent.host.toLowerCase() === 'localhost') throw badRequest('address not allowed')
-    const path = proxyPathOf(options)
-    if (port === '' || port === String(agent.port)) return { host: agent.host, port: agent.port, path, scheme: 'https', transport: 'agent' }
-    return { host: agent.host, port: portNumber(port, agent.host), path, scheme: schemeOf(scheme), transport: 'proxy' }
-  }
+export const nodeProxySubresource: SubresourceDefinition = proxySubresource('NodeProxyOptions', 'node', async (node, options, ctx) => {
+  const { scheme, name, port } = splitSchemeNamePort(ctx.name)!
+  const agent = await nodeAgentEndpoint(name, ctx)
+  if (isIP(agent.host) !== 0 ? !proxyable(agent.host) : agent.host.toLowerCase() === 'localhost') throw badRequest('address not allowed')
+  const path = proxyPathOf(options)
+  if (port === '' || port === String(agent.port)) return { host: agent.host, port: agent.port, path, scheme: 'https', transport: 'agent' }
+  return { host: agent.host, port: portNumber(port, agent.host), path, scheme: schemeOf(scheme), transport: 'proxy' }
 })
 
 /** A port from the path; one Go could not dial is the proxy transport's 503. */
@@ -75,23 +79,17 @@ function portNumber (port: string, host: string): number {
 const podIP = (pod: AnyObject): string => String(pod.status?.podIP ?? pod.status?.podIPs?.[0]?.ip ?? '')
 
 /** pods/proxy: the pod's IP, at the port named or its first declared container port. */
-export const podProxySubresource: SubresourceDefinition = connectSubresource({
-  optionsKind: 'PodProxyOptions',
-  carries: 'proxy',
-  parameters: proxyParameters,
-  parentName: parentNamer('pod'),
-  async locate (pod, options, ctx): Promise<StreamLocation> {
-    const { scheme, port } = splitSchemeNamePort(ctx.name)!
-    let chosen = port
-    if (chosen === '') {
-      for (const c of (pod.spec?.containers ?? []) as AnyObject[]) {
-        if ((c.ports ?? []).length > 0) { chosen = String(c.ports[0].containerPort); break }
-      }
+export const podProxySubresource: SubresourceDefinition = proxySubresource('PodProxyOptions', 'pod', async (pod, options, ctx) => {
+  const { scheme, port } = splitSchemeNamePort(ctx.name)!
+  let chosen = port
+  if (chosen === '') {
+    for (const c of (pod.spec?.containers ?? []) as AnyObject[]) {
+      if ((c.ports ?? []).length > 0) { chosen = String(c.ports[0].containerPort); break }
     }
-    const ip = podIP(pod)
-    if (!globalUnicast(ip)) throw badRequest('address not allowed')
-    return { host: ip, port: chosen === '' ? undefined : portNumber(chosen, ip), path: proxyPathOf(options), scheme: schemeOf(scheme), transport: 'proxy' }
   }
+  const ip = podIP(pod)
+  if (!globalUnicast(ip)) throw badRequest('address not allowed')
+  return { host: ip, port: chosen === '' ? undefined : portNumber(chosen, ip), path: proxyPathOf(options), scheme: schemeOf(scheme), transport: 'proxy' }
 })
 
 /** An endpoint address is used only when it names a pod of this namespace that has that IP (isValidAddress). */
@@ -103,40 +101,34 @@ async function validAddress (address: AnyObject, namespace: string, ctx: Connect
 }
 
 /** services/proxy: one of the service's ready endpoints for the port named (by name or number). */
-export const serviceProxySubresource: SubresourceDefinition = connectSubresource({
-  optionsKind: 'ServiceProxyOptions',
-  carries: 'proxy',
-  parameters: proxyParameters,
-  parentName: parentNamer('service'),
-  async locate (svc, options, ctx): Promise<StreamLocation> {
-    const id = ctx.name
-    const { scheme, name } = splitSchemeNamePort(id)!
-    let { port } = splitSchemeNamePort(id)!
-    const namespace = String(svc.metadata.namespace)
-    if (/^[+-]?\d+$/.test(port)) {
-      const declared = ((svc.spec?.ports ?? []) as AnyObject[]).find(p => p.port === Number(port))
-      if (declared === undefined) throw serviceUnavailable(`no service port ${Number(port)} found for service ${JSON.stringify(name)}`)
-      port = declared.name ?? ''
-    }
-    const endpoints = await ctx.lookup({ group: '', resource: 'endpoints' }, namespace, name)
-    if (endpoints === undefined) throw notFound({ group: '', resource: 'endpoints' }, name)
-    const subsets = (endpoints.subsets ?? []) as AnyObject[]
-    if (subsets.length === 0) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(name)}`)
-    const seed = Math.floor(Math.random() * subsets.length)
-    for (let i = 0; i < subsets.length; i++) {
-      const subset = subsets[(seed + i) % subsets.length]!
-      const addresses = (subset.addresses ?? []) as AnyObject[]
-      if (addresses.length === 0) continue
-      for (const p of (subset.ports ?? []) as AnyObject[]) {
-        if ((p.name ?? '') !== port) continue
-        const from = Math.floor(Math.random() * addresses.length)
-        for (let t = 0; t < addresses.length; t++) {
-          const address = addresses[(from + t) % addresses.length]!
-          if (!await validAddress(address, namespace, ctx)) continue
-          return { host: String(address.ip), port: Number(p.port), path: proxyPathOf(options), scheme: schemeOf(scheme), transport: 'proxy' }
-        }
+export const serviceProxySubresource: SubresourceDefinition = proxySubresource('ServiceProxyOptions', 'service', async (svc, options, ctx) => {
+  const id = ctx.name
+  const { scheme, name } = splitSchemeNamePort(id)!
+  let { port } = splitSchemeNamePort(id)!
+  const namespace = String(svc.metadata.namespace)
+  if (/^[+-]?\d+$/.test(port)) {
+    const declared = ((svc.spec?.ports ?? []) as AnyObject[]).find(p => p.port === Number(port))
+    if (declared === undefined) throw serviceUnavailable(`no service port ${Number(port)} found for service ${JSON.stringify(name)}`)
+    port = declared.name ?? ''
+  }
+  const endpoints = await ctx.lookup({ group: '', resource: 'endpoints' }, namespace, name)
+  if (endpoints === undefined) throw notFound({ group: '', resource: 'endpoints' }, name)
+  const subsets = (endpoints.subsets ?? []) as AnyObject[]
+  if (subsets.length === 0) throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(name)}`)
+  const seed = Math.floor(Math.random() * subsets.length)
+  for (let i = 0; i < subsets.length; i++) {
+    const subset = subsets[(seed + i) % subsets.length]!
+    const addresses = (subset.addresses ?? []) as AnyObject[]
+    if (addresses.length === 0) continue
+    for (const p of (subset.ports ?? []) as AnyObject[]) {
+      if ((p.name ?? '') !== port) continue
+      const from = Math.floor(Math.random() * addresses.length)
+      for (let t = 0; t < addresses.length; t++) {
+        const address = addresses[(from + t) % addresses.length]!
+        if (!await validAddress(address, namespace, ctx)) continue
+        return { host: String(address.ip), port: Number(p.port), path: proxyPathOf(options), scheme: schemeOf(scheme), transport: 'proxy' }
       }
     }
-    throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(id)}`)
   }
+  throw serviceUnavailable(`no endpoints available for service ${JSON.stringify(id)}`)
 })
