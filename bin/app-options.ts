@@ -75,6 +75,7 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     shutdown: { watchTerminationGracePeriodMs: flags.shutdownWatchTerminationGracePeriodMs },
     services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
     securePort: flags.securePort,
+    http2: { disabled: flags.disableHttp2Serving, maxStreamsPerConnection: flags.http2MaxStreamsPerConnection },
     nodeLifecycle: {
       monitorPeriodMs: flags.nodeMonitorPeriodMs,
       gracePeriodMs: flags.nodeMonitorGracePeriodMs,

@@ -4,7 +4,8 @@
 // --shutdown-watch-termination-grace-period, and whatever still runs after the bound is cut.
 import fp from 'fastify-plugin'
 import type { Socket } from 'node:net'
-import { Server as TlsServer } from 'node:tls'
+import { Server as TlsServer, type TLSSocket } from 'node:tls'
+import type { Http2Session } from 'node:http2'
 import type { ServerResponse } from 'node:http'
 import type { FastifyInstance } from 'fastify'
 
@@ -26,12 +27,19 @@ export default fp(async function shutdown (fastify: FastifyInstance, opts: Shutd
     socket.once('close', () => sockets.delete(socket))
   }
   fastify.server.on(fastify.server instanceof TlsServer ? 'secureConnection' : 'connection', track)
+  // An HTTP/2 connection is a session of many streams: it is closed as a whole, with GOAWAY, which
+  // refuses new streams and lets the open ones finish.
+  const sessions = new Set<Http2Session>()
+  fastify.server.on('session', (session: Http2Session) => {
+    sessions.add(session)
+    session.once('close', () => sessions.delete(session))
+  })
 
   let closing = false
   /** Sockets already ended or waiting for their response to finish. */
   const handled = new WeakSet<Socket>()
   const closeWhenDone = (socket: Socket): void => {
-    if (handled.has(socket)) return
+    if (handled.has(socket) || (socket as TLSSocket).alpnProtocol === 'h2') return
     handled.add(socket)
     const res = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
     if (res == null || res.writableFinished) {
@@ -48,6 +56,7 @@ export default fp(async function shutdown (fastify: FastifyInstance, opts: Shutd
     const endWatches = (): void => {
       fastify.endWatches()
       for (const socket of sockets) closeWhenDone(socket)
+      for (const session of sessions) if (!session.closed) session.close()
     }
     if (graceMs > 0) timers.push(setTimeout(endWatches, graceMs))
     else endWatches()
@@ -56,6 +65,7 @@ export default fp(async function shutdown (fastify: FastifyInstance, opts: Shutd
     timers.push(sweep)
     timers.push(setTimeout(() => {
       fastify.log.warn({ connections: sockets.size }, 'shutdown: cutting the connections still open after the grace period')
+      for (const session of sessions) session.destroy()
       for (const socket of sockets) socket.destroy()
     }, boundMs))
     for (const t of timers) t.unref()

@@ -70,6 +70,8 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
   advertiseAddress?: string
   /** --kubelet-*: how node agents are dialled for logs, exec, port-forward and nodes/proxy. */
   nodeAgent?: NodeAgentOptions
+  /** --disable-http2-serving, --http2-max-streams-per-connection: HTTP/2 beside HTTP/1.1 on the TLS port. */
+  http2?: { disabled?: boolean, maxStreamsPerConnection?: number }
   /** --enable-priority-and-fairness, --max-requests-inflight, --max-mutating-requests-inflight, --request-timeout. */
   flowControl?: FlowControlOptions
 }

@@ -3,9 +3,9 @@
 // in request headers. The same headers from any other client are ignored.
 import fp from 'fastify-plugin'
 import { X509Certificate } from 'node:crypto'
-import type { TLSSocket } from 'node:tls'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { UserInfo } from '../../resources/user-info.js'
+import { tlsConnectionOf } from '../tls-connection.js'
 
 export interface RequestHeaderOptions {
   /** --requestheader-client-ca-file contents (PEM bundle). */
@@ -46,9 +46,7 @@ export default fp(async function requestHeader (fastify: FastifyInstance, opts: 
 
   /** Whether the peer certificate was issued by a request-header CA, is current, and has an allowed name. */
   function fromProxy (request: FastifyRequest): boolean {
-    const socket = request.raw.socket as TLSSocket
-    if (typeof socket.getPeerX509Certificate !== 'function') return false
-    const leaf = socket.getPeerX509Certificate()
+    const leaf = tlsConnectionOf(request.raw)?.getPeerX509Certificate()
     if (leaf === undefined) return false
     const now = Date.now()
     if (now < Date.parse(leaf.validFrom) || now > Date.parse(leaf.validTo)) return false

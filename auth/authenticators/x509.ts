@@ -4,6 +4,7 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { TLSSocket } from 'node:tls'
 import { parseClientCertificate } from '../pki.js'
+import { tlsConnectionOf } from '../tls-connection.js'
 
 type Identity = ReturnType<typeof parseClientCertificate>
 
@@ -12,8 +13,8 @@ export default fp(async function x509 (fastify: FastifyInstance) {
   // connection, not per request on a kept-alive one.
   const identities = new WeakMap<TLSSocket, { identity: Identity } | { error: string }>()
   fastify.authn.add('x509', (request) => {
-    const socket = request.raw.socket as TLSSocket
-    if (typeof socket.getPeerCertificate !== 'function') return undefined
+    const socket = tlsConnectionOf(request.raw)
+    if (socket === undefined) return undefined
     let known = identities.get(socket)
     if (known === undefined) {
       known = identify(socket)

@@ -4,6 +4,7 @@ import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } fro
 import { bool, count, duration, ip, maybe, port, portRange, reachableIP, serviceCIDRs, text } from './kinds.js'
 import { flag } from './spec.js'
 import { DEFAULT_SECURE_PORT } from '../../server/options.js'
+import { DEFAULT_HTTP2_MAX_STREAMS } from '../../server/http-server.js'
 import { DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT, DEFAULT_MAX_REQUESTS_INFLIGHT, DEFAULT_REQUEST_TIMEOUT_MS } from '../../plugins/flowcontrol/index.js'
 
 const CLIENT_ADDRESS = 'process: the serving certificate\'s names and the kubeconfig\'s server'
@@ -64,6 +65,14 @@ export const SERVING_FLAGS = [
   flag({
     name: 'secure-port', key: 'securePort', kind: port, default: DEFAULT_SECURE_PORT, section: 'Secure serving', target: 'securePort',
     help: 'The port on which to serve HTTPS with authentication and authorization. 0 picks a free port; the kubeconfig gets the real one.'
+  }),
+  flag({
+    name: 'disable-http2-serving', key: 'disableHttp2Serving', kind: bool, default: false, section: 'Secure serving', target: 'http2.disabled',
+    help: 'If true, HTTP2 serving will be disabled [default=false]'
+  }),
+  flag({
+    name: 'http2-max-streams-per-connection', key: 'http2MaxStreamsPerConnection', kind: count, default: DEFAULT_HTTP2_MAX_STREAMS, section: 'Secure serving', target: 'http2.maxStreamsPerConnection',
+    help: 'The limit that the server gives to clients for the maximum number of streams in an HTTP/2 connection. Zero means to use golang\'s default (250).'
   }),
   flag({
     name: 'cert-dir', key: 'certDir', kind: maybe(text), default: undefined, defaultText: '<data-dir>/pki', section: 'Secure serving', target: 'process: the generated certificates',

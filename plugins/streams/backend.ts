@@ -108,4 +108,5 @@ export const unreachableService = (err: unknown): ApiError =>
 
 /** Request headers never passed on: the caller's own credentials (spent on this server) and hop-by-hop ones. */
 export const DROPPED_REQUEST_HEADERS = new Set(['authorization', 'host', 'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'content-length'])
-export const isDroppedRequestHeader = (name: string): boolean => DROPPED_REQUEST_HEADERS.has(name) || name.startsWith('impersonate-')
+// HTTP/2's pseudo-headers (`:authority`, `:path`) are the request line, never headers of the hop after.
+export const isDroppedRequestHeader = (name: string): boolean => DROPPED_REQUEST_HEADERS.has(name) || name.startsWith('impersonate-') || name.startsWith(':')
