@@ -26,6 +26,7 @@ import ownerReferencesPermissionEnforcement from './owner-references-permission-
 import mutatingAdmissionWebhook from './webhooks/mutating.js'
 import validatingAdmissionWebhook from './webhooks/validating.js'
 import validatingAdmissionPolicy from './policy/plugin.js'
+import mutatingAdmissionPolicy from './policy/mutating-plugin.js'
 import certificateApproval from './certificate-approval.js'
 import certificateSigning from './certificate-signing.js'
 import certificateSubjectRestriction from './certificate-subject-restriction.js'
@@ -96,6 +97,7 @@ export const ADMISSION_PLUGINS: readonly AdmissionPluginEntry[] = [
   { name: 'DefaultIngressClass', plugin: defaultIngressClass, enabled: 'default', phase: 'mutating' },
   { name: 'DenyServiceExternalIPs', plugin: denyServiceExternalIPs, enabled: 'optional', phase: 'validating' },
   // Last of the mutating and of the validating plugins (but AlwaysDeny), as in the reference server's order.
+  { name: 'MutatingAdmissionPolicy', plugin: mutatingAdmissionPolicy, enabled: 'default', phase: 'mutating' },
   { name: 'MutatingAdmissionWebhook', plugin: mutatingAdmissionWebhook, enabled: 'default', phase: 'mutating' },
   { name: 'ValidatingAdmissionPolicy', plugin: validatingAdmissionPolicy, enabled: 'default', phase: 'validating' },
   { name: 'ValidatingAdmissionWebhook', plugin: validatingAdmissionWebhook, enabled: 'default', phase: 'validating' },
@@ -110,7 +112,7 @@ export const ADMISSION_PLUGINS: readonly AdmissionPluginEntry[] = [
  * (a configuration written for the reference often does), but enabling one stops start-up rather
  * than leaving the user to believe it runs.
  */
-export const NOT_IMPLEMENTED = ['ClusterTrustBundleAttest', 'MutatingAdmissionPolicy', 'PodTopologyLabels']
+export const NOT_IMPLEMENTED = ['ClusterTrustBundleAttest', 'PodTopologyLabels']
 
 /** Plugins on by default, as the reference server has them, of those this server implements. */
 export const DEFAULT_ENABLED = ADMISSION_PLUGINS.filter(p => p.enabled === 'default').map(p => p.name)

@@ -317,3 +317,26 @@ export function removeFields (value: unknown, remove: FieldSet, keep: FieldSet |
   }
   return out
 }
+
+// ---- atomics -------------------------------------------------------------------------------
+
+/**
+ * The paths (`.spec.selector`, `.spec.containers[0].args`) of the atomic lists, maps and structs
+ * a configuration sets, as the reference's findAtomics: an apply configuration of a mutating
+ * admission policy may not set them, since every field it leaves out of one would be dropped.
+ */
+export function atomicPaths (value: unknown, schema: Schema, path = ''): string[] {
+  if (schema === undefined) return []
+  const shape = resolve(schema, value)
+  const out: string[] = []
+  if (shape.kind === 'struct' && isMap(value)) {
+    if (shape.atomic) out.push(path)
+    for (const [k, v] of Object.entries(value)) {
+      if (isField(shape.schema, k)) out.push(...atomicPaths(v, fieldSchema(shape.schema, k), `${path}.${k}`))
+    }
+  } else if (shape.kind === 'list' && Array.isArray(value)) {
+    if (shape.type === 'atomic') out.push(path)
+    value.forEach((item, i) => out.push(...atomicPaths(item, itemSchema(shape), `${path}[${i}]`)))
+  }
+  return out
+}

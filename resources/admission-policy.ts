@@ -1,6 +1,6 @@
-// What ValidatingAdmissionPolicy and its binding (admissionregistration.svc.io/v1) share: match
-// resources (webhook rules with resource names, selectors, exclusions, match policy), paramKind
-// and paramRef, and their validation in the reference's words and field paths
+// What the admission policies (Validating v1, Mutating v1alpha1) and their bindings share: match
+// resources (webhook rules with resource names, selectors, exclusions, match policy), paramKind,
+// paramRef and variables, and their validation in the reference's words and field paths
 // (pkg/apis/admissionregistration/validation). Expressions compile at write time through the
 // compiler the composition root hands resources/cel-expressions.ts.
 import { Type } from '@sinclair/typebox'
@@ -9,6 +9,7 @@ import { AtomicList, LABEL_SELECTOR_FIELDS, LabelSelector, validateLabelSelector
 import { inlined, keepZero, message } from './protobuf.js'
 import { dns1035LabelProblems, dnsSubdomainProblems, invalidEach, pathSegmentProblems } from './validation.js'
 import { MATCH_POLICIES, RuleWithOperations, notSupported, validateRule } from './webhook-configuration.js'
+import { expressionProblems, isCelIdentifier, type ExpressionScope } from './cel-expressions.js'
 
 const opt = Type.Optional
 const struct = { additionalProperties: false }
@@ -138,5 +139,39 @@ export function validateValidationActions (actions: string[] | undefined, field:
     errors.push({ type: 'Invalid', field, value: list, detail: 'must not contain both Deny and Warn (repeating the same validation failure information in the API response and headers serves no purpose)' })
   }
   if (seen.size === 0) errors.push({ type: 'Required', field, detail: 'at least one validation action is required' })
+  return errors
+}
+
+export const Variable = Type.Object({
+  name: Type.String({ description: 'A CEL identifier; read as `variables.<name>`.' }),
+  expression: Type.String()
+}, { ...struct, ...message('Variable', { name: keepZero(1), expression: keepZero(2) }) })
+
+/** validateVariable for each: a CEL identifier as the name, an expression that compiles. */
+export function validateVariables (variables: Obj[] | undefined, field: string, scope: ExpressionScope): FieldError[] {
+  const errors: FieldError[] = []
+  ;(variables ?? []).forEach((v, i) => {
+    const at = `${field}[${i}]`
+    const name = String(v?.name ?? '')
+    if (name.trim() === '') errors.push({ type: 'Required', field: `${at}.name`, detail: 'name is not specified' })
+    else if (!isCelIdentifier(name)) errors.push({ type: 'Invalid', field: `${at}.name`, value: name, detail: 'name is not a valid CEL identifier' })
+    const expression = String(v?.expression ?? '')
+    if (expression.trim() === '') errors.push({ type: 'Required', field: `${at}.expression`, detail: 'expression is not specified' })
+    else errors.push(...expressionProblems(`${at}.expression`, expression, 'any', scope))
+  })
+  return errors
+}
+
+// A mutation applies to the object a create or update writes; DELETE has none to change.
+const MUTABLE_OPERATIONS = ['*', 'CONNECT', 'CREATE', 'UPDATE']
+
+/** The mutating policies' operation check: every rule's operations among the mutable ones (one path for all, as the reference). */
+export function validateMutableOperations (mr: Obj | undefined | null, field: string): FieldError[] {
+  const errors: FieldError[] = []
+  for (const rule of (mr?.resourceRules as Obj[] | undefined ?? [])) {
+    for (const op of (rule?.operations as string[] | undefined ?? [])) {
+      if (!MUTABLE_OPERATIONS.includes(op)) errors.push(notSupported(field, op, MUTABLE_OPERATIONS))
+    }
+  }
   return errors
 }

@@ -8,8 +8,11 @@ import { MapList } from './core-types.js'
 import { keepZero, message } from './protobuf.js'
 import { invalidEach, qualifiedNameProblems } from './validation.js'
 
-/** What an expression must evaluate to: `string-or-null` is an audit annotation's value. */
-export type ExpressionResult = 'bool' | 'string' | 'string-or-null' | 'any'
+/**
+ * What an expression must evaluate to: `string-or-null` is an audit annotation's value, `object`
+ * a mutation's apply configuration (`Object{...}`), `json-patch` its list of `JSONPatch{...}`.
+ */
+export type ExpressionResult = 'bool' | 'string' | 'string-or-null' | 'any' | 'object' | 'json-patch'
 
 /** The optional variables an expression may read besides object, oldObject, request and namespaceObject. */
 export interface ExpressionScope {

@@ -3,7 +3,7 @@ import type { Static, TObject } from '@sinclair/typebox'
 import type { FieldError, GroupResource } from './status.js'
 import type { UserInfo } from './user-info.js'
 import type { Attributes, RuleSet, Verdict } from './authorization.js'
-import type { FeatureGates } from './feature-gates.js'
+import type { FeatureGates, FeatureName } from './feature-gates.js'
 
 export type Scope = 'Namespaced' | 'Cluster'
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection'
@@ -361,6 +361,11 @@ export interface ResourceDefinition<S extends TObject = TObject> {
   strategicMerge?: boolean
   /** The columns are the whole table after Name: no Age column is added (a CRD's printer columns). */
   completeColumns?: boolean
+  /**
+   * The feature gate the kind is behind (an alpha kind of the reference): while it is off no
+   * version of the kind is served, whatever --runtime-config says.
+   */
+  featureGate?: FeatureName
   /** Whether `version` itself is served; false when only its olderVersions are (a CRD's storage version with served false). Default true. */
   versionServed?: boolean
   /**

@@ -43,6 +43,10 @@ export const FEATURE_GATES = {
     stage: 'ALPHA', default: false, since: '1.24',
     behaviour: 'StatefulSet updateStrategy.rollingUpdate.maxUnavailable is kept; off, a new one is dropped'
   },
+  MutatingAdmissionPolicy: {
+    stage: 'ALPHA', default: false, since: '1.32',
+    behaviour: 'MutatingAdmissionPolicy and its binding (admissionregistration v1alpha1, with --runtime-config) are served and the MutatingAdmissionPolicy admission plugin applies them; off, neither'
+  },
   RetryGenerateName: {
     stage: 'GA', default: true, lockToDefault: true, since: '1.32',
     behaviour: 'a create with generateName retries another name when the generated one is taken'

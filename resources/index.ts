@@ -27,6 +27,8 @@ import mutatingwebhookconfigurations from './mutatingwebhookconfigurations.js'
 import validatingwebhookconfigurations from './validatingwebhookconfigurations.js'
 import validatingadmissionpolicies from './validatingadmissionpolicies.js'
 import validatingadmissionpolicybindings from './validatingadmissionpolicybindings.js'
+import mutatingadmissionpolicies from './mutatingadmissionpolicies.js'
+import mutatingadmissionpolicybindings from './mutatingadmissionpolicybindings.js'
 import leases from './leases.js'
 import certificatesigningrequests from './certificatesigningrequests.js'
 import selfsubjectreviews from './selfsubjectreviews.js'
@@ -83,6 +85,8 @@ export const RESOURCES: readonly Resource[] = [
   validatingwebhookconfigurations,
   validatingadmissionpolicies,
   validatingadmissionpolicybindings,
+  mutatingadmissionpolicies,
+  mutatingadmissionpolicybindings,
   leases,
   certificatesigningrequests,
   selfsubjectreviews,

@@ -9,8 +9,8 @@ import { AtomicList, MapList } from './core-types.js'
 import { GROUPS } from './naming.js'
 import { keepZero, message } from './protobuf.js'
 import { invalidEach, qualifiedNameProblems } from './validation.js'
-import { MatchResources, ParamKind, validateMatchResources, validateParamKind } from './admission-policy.js'
-import { MatchConditions, expressionProblems, isCelIdentifier, validateMatchConditions, type ExpressionScope } from './cel-expressions.js'
+import { MatchResources, ParamKind, Variable, validateMatchResources, validateParamKind, validateVariables } from './admission-policy.js'
+import { MatchConditions, expressionProblems, validateMatchConditions, type ExpressionScope } from './cel-expressions.js'
 import { FAILURE_POLICIES, notSupported } from './webhook-configuration.js'
 import { MetaCondition, validateMetaConditions } from './poddisruptionbudgets.js'
 
@@ -23,11 +23,6 @@ const Validation = Type.Object({
   reason: opt(Type.String({ description: 'Forbidden, Invalid (the default) or RequestEntityTooLarge: the refusal\'s reason and code.' })),
   messageExpression: opt(Type.String({ description: 'A CEL expression giving the refusal\'s message (a string).' }))
 }, { ...struct, ...message('Validation', { expression: keepZero(1), message: keepZero(2), reason: 3, messageExpression: keepZero(4) }) })
-
-const Variable = Type.Object({
-  name: Type.String({ description: 'A CEL identifier; read as `variables.<name>`.' }),
-  expression: Type.String()
-}, { ...struct, ...message('Variable', { name: keepZero(1), expression: keepZero(2) }) })
 
 const AuditAnnotation = Type.Object({
   key: Type.String({ description: 'Joined to the policy name as `<policy>/<key>`: a qualified name of at most 63 characters.' }),
@@ -112,17 +107,8 @@ function validateSpec (p: Obj, checkMatchConditions: boolean): FieldError[] {
     if ((spec.matchConstraints.resourceRules ?? []).length === 0) errors.push({ type: 'Required', field: 'spec.matchConstraints.resourceRules' })
   }
   if (checkMatchConditions) errors.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', { params: withParams, authorizer: true }))
-  const variables: Obj[] = spec.variables ?? []
-  const scope: ExpressionScope = { params: withParams, authorizer: true, variables: variables.length > 0 }
-  variables.forEach((v, i) => {
-    const at = `spec.variables[${i}]`
-    const name = String(v.name ?? '')
-    if (name.trim() === '') errors.push({ type: 'Required', field: `${at}.name`, detail: 'name is not specified' })
-    else if (!isCelIdentifier(name)) errors.push({ type: 'Invalid', field: `${at}.name`, value: name, detail: 'name is not a valid CEL identifier' })
-    const expression = String(v.expression ?? '')
-    if (expression.trim() === '') errors.push({ type: 'Required', field: `${at}.expression`, detail: 'expression is not specified' })
-    else errors.push(...expressionProblems(`${at}.expression`, expression, 'any', scope))
-  })
+  const scope: ExpressionScope = { params: withParams, authorizer: true, variables: (spec.variables ?? []).length > 0 }
+  errors.push(...validateVariables(spec.variables, 'spec.variables', scope))
   const validations: Obj[] = spec.validations ?? []
   const annotations: Obj[] = spec.auditAnnotations ?? []
   if (validations.length === 0 && annotations.length === 0) {

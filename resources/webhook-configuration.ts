@@ -21,7 +21,7 @@ const SCOPES = ['Cluster', 'Namespaced', '*']
 const SIDE_EFFECTS = ['None', 'NoneOnDryRun']
 export const FAILURE_POLICIES = ['Fail', 'Ignore']
 export const MATCH_POLICIES = ['Equivalent', 'Exact']
-const REINVOCATION_POLICIES = ['IfNeeded', 'Never']
+export const REINVOCATION_POLICIES = ['IfNeeded', 'Never']
 
 export const RuleWithOperations = Type.Object({
   operations: opt(AtomicList(Type.String(), { description: 'CREATE, UPDATE, DELETE, CONNECT or `*`.' })),

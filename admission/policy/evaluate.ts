@@ -11,7 +11,7 @@ import { RUNTIME_COST_BUDGET } from '../../machinery/cel/cost.js'
 import { compileAdmissionExpression, evaluateAdmissionExpression, variableReferences, type AuthorizerSession } from '../../machinery/cel/admission.js'
 import type { ExpressionResult, ExpressionScope } from '../../resources/cel-expressions.js'
 
-interface Expression {
+export interface Expression {
   source: string
   program?: CompiledExpression
   /** a stored expression that no longer compiles */
@@ -19,35 +19,51 @@ interface Expression {
   variables: string[]
 }
 
-export interface CompiledPolicy {
+/** What every admission policy has, validating or mutating: the parts the evaluator runs before its own. */
+export interface PolicyExpressions {
   name: string
   failurePolicy: 'Fail' | 'Ignore'
   paramKind?: AnyObject
   matchConstraints: AnyObject | undefined
   matchConditions: Expression[]
   variables: Array<Expression & { name: string }>
+}
+
+export interface CompiledPolicy extends PolicyExpressions {
   validations: Array<{ expression: Expression, message?: string, messageExpression?: Expression, reason?: StatusReason }>
   auditAnnotations: Array<{ key: string, value: Expression }>
 }
 
-function expression (source: string, result: ExpressionResult, scope: ExpressionScope): Expression {
+export function expression (source: string, result: ExpressionResult, scope: ExpressionScope): Expression {
   const c = compileAdmissionExpression(source, result, scope)
   const variables = scope.variables === true ? variableReferences(source) : []
   return c.ok ? { source, program: c.expression, variables } : { source, error: c.error, variables }
 }
 
-export function compilePolicy (p: AnyObject): CompiledPolicy {
+/** A stored policy's name, failure policy, match constraints, match conditions and variables, compiled; `scope` is what its own expressions may read. */
+export function compilePolicyExpressions (p: AnyObject): { common: PolicyExpressions, scope: ExpressionScope } {
   const spec: AnyObject = p.spec ?? {}
   const params = spec.paramKind !== undefined && spec.paramKind !== null
-  const hasVariables = (spec.variables ?? []).length > 0
-  const scope: ExpressionScope = { params, authorizer: true, variables: hasVariables }
+  const scope: ExpressionScope = { params, authorizer: true, variables: (spec.variables ?? []).length > 0 }
   return {
-    name: String(p.metadata?.name ?? ''),
-    failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
-    ...(params ? { paramKind: spec.paramKind } : {}),
-    matchConstraints: spec.matchConstraints ?? undefined,
-    matchConditions: (spec.matchConditions as AnyObject[] | undefined ?? []).map(c => expression(String(c.expression ?? ''), 'bool', { params, authorizer: true })),
-    variables: (spec.variables as AnyObject[] | undefined ?? []).map(v => ({ name: String(v.name ?? ''), ...expression(String(v.expression ?? ''), 'any', scope) })),
+    scope,
+    common: {
+      name: String(p.metadata?.name ?? ''),
+      failurePolicy: spec.failurePolicy === 'Ignore' ? 'Ignore' : 'Fail',
+      ...(params ? { paramKind: spec.paramKind } : {}),
+      matchConstraints: spec.matchConstraints ?? undefined,
+      matchConditions: (spec.matchConditions as AnyObject[] | undefined ?? []).map(c => expression(String(c.expression ?? ''), 'bool', { params, authorizer: true })),
+      variables: (spec.variables as AnyObject[] | undefined ?? []).map(v => ({ name: String(v.name ?? ''), ...expression(String(v.expression ?? ''), 'any', scope) }))
+    }
+  }
+}
+
+export function compilePolicy (p: AnyObject): CompiledPolicy {
+  const spec: AnyObject = p.spec ?? {}
+  const { common, scope } = compilePolicyExpressions(p)
+  const { params, variables: hasVariables } = scope
+  return {
+    ...common,
     validations: (spec.validations as AnyObject[] | undefined ?? []).map(v => ({
       expression: expression(String(v.expression ?? ''), 'bool', scope),
       ...(typeof v.message === 'string' && v.message.trim() !== '' ? { message: v.message } : {}),
@@ -83,13 +99,18 @@ export interface Activation {
   session?: AuthorizerSession
 }
 
-class Evaluator {
+/**
+ * One evaluation of a policy's expressions for one binding and parameter: match conditions,
+ * variables (each evaluated once, when first read) and the policy's own expressions, all under
+ * one runtime budget.
+ */
+export class PolicyEvaluator<P extends PolicyExpressions = PolicyExpressions> {
   private remaining = RUNTIME_COST_BUDGET
   private readonly variableValues = new Map<string, unknown>()
   private readonly variableErrors = new Map<string, string>()
   private readonly vars: Record<string, unknown>
 
-  constructor (private readonly policy: CompiledPolicy, private readonly activation: Activation) {
+  constructor (protected readonly policy: P, private readonly activation: Activation) {
     this.vars = policy.variables.length > 0 ? { ...activation.vars, variables: this.variableValues } : activation.vars
   }
 
@@ -134,6 +155,9 @@ class Evaluator {
     return { matches: true }
   }
 
+}
+
+class Evaluator extends PolicyEvaluator<CompiledPolicy> {
   async validate (): Promise<PolicyResult> {
     const onError: DecisionAction = this.policy.failurePolicy === 'Ignore' ? 'admit' : 'deny'
     const m = await this.matches()

@@ -20,31 +20,10 @@ import { reviewRequest } from '../webhooks/review.js'
 import { addWarnings } from '../webhooks/warnings.js'
 import { ConfigurationError, collectParams, matchResources, paramResource } from './matching.js'
 import { compilePolicy, evaluatePolicy, type CompiledPolicy, type Decision } from './evaluate.js'
+import { namespaceOf, policySource, requestValues, type Binding } from './sources.js'
 
 const PLUGIN = 'ValidatingAdmissionPolicy'
 const MAX_AUDIT_VALUE = 10 * 1024
-
-interface Binding { name: string, policyName: string, paramRef?: AnyObject, matchResources?: AnyObject, actions: string[] }
-
-const policies = new WeakMap<CachedObject, CompiledPolicy>()
-const bindings = new WeakMap<CachedObject, Binding>()
-
-function policyOf (o: CachedObject): CompiledPolicy {
-  let p = policies.get(o)
-  if (p === undefined) { p = compilePolicy(JSON.parse(o.json) as AnyObject); policies.set(o, p) }
-  return p
-}
-
-function bindingOf (o: CachedObject): Binding {
-  let b = bindings.get(o)
-  if (b === undefined) {
-    const obj = JSON.parse(o.json) as AnyObject
-    const spec: AnyObject = obj.spec ?? {}
-    b = { name: String(obj.metadata?.name ?? ''), policyName: String(spec.policyName ?? ''), paramRef: spec.paramRef ?? undefined, matchResources: spec.matchResources ?? undefined, actions: spec.validationActions ?? [] }
-    bindings.set(o, b)
-  }
-  return b
-}
 
 const CODES: Partial<Record<StatusReason, number>> = { Forbidden: 403, Invalid: 422, RequestEntityTooLarge: 413 }
 
@@ -59,10 +38,12 @@ function denial (a: AdmissionAttributes, message: string, reason: StatusReason):
 type ErrorType = 'no_error' | 'invalid_error' | 'compile_error'
 const errorType = (d: Decision): ErrorType => d.errored ? (d.message.startsWith('compilation error') ? 'compile_error' : 'invalid_error') : 'no_error'
 
+const actionsOf = (b: Binding): string[] => b.spec.validationActions ?? []
+
 interface Denied { policy: string, binding?: string, message: string, reason: StatusReason }
 
 export default fp(async function validatingAdmissionPolicy (fastify: FastifyInstance) {
-  const store = (plural: string) => fastify.resources.find({ group: GROUPS.admissionregistration, resource: plural })
+  const policiesWithBindings = policySource(fastify, { policies: 'validatingadmissionpolicies', bindings: 'validatingadmissionpolicybindings' }, compilePolicy)
   const observe = (policy: string, binding: string, d: Decision, action: 'allow' | 'deny' | 'warn' | 'audit'): void => {
     fastify.metrics?.policyCheck(policy, binding, errorType(d), action, d.seconds)
   }
@@ -71,21 +52,8 @@ export default fp(async function validatingAdmissionPolicy (fastify: FastifyInst
     name: PLUGIN,
     handles: (a) => !exempt(a),
     async validate (a) {
-      // The REST machinery registers the kinds after the admission plugins: found at request time.
-      const policyStore = store('validatingadmissionpolicies')
-      const bindingStore = store('validatingadmissionpolicybindings')
-      if (policyStore === undefined || bindingStore === undefined) return
-      const boundObjects = bindingStore.cache.list(bindingStore.prefix)
-      if (boundObjects.length === 0) return
-      const policyObjects = policyStore.cache.list(policyStore.prefix)
-      if (policyObjects.length === 0) return
-      const byPolicy = new Map<string, Binding[]>()
-      for (const o of boundObjects) {
-        const b = bindingOf(o)
-        const list = byPolicy.get(b.policyName)
-        if (list === undefined) byPolicy.set(b.policyName, [b])
-        else list.push(b)
-      }
+      const bound = policiesWithBindings()
+      if (bound.length === 0) return
 
       const denied: Denied[] = []
       const configError = (p: CompiledPolicy, b: Binding | undefined, err: Error): void => {
@@ -98,15 +66,12 @@ export default fp(async function validatingAdmissionPolicy (fastify: FastifyInst
       const requests = new Map<ResourceForm, Record<string, unknown>>()
       let namespaceObject: unknown
 
-      for (const o of policyObjects) {
-        const policy = policyOf(o)
-        const policyBindings = byPolicy.get(policy.name)
-        if (policyBindings === undefined) continue
+      for (const { policy, bindings: policyBindings } of bound) {
         const form = await matchResources(policy.matchConstraints, a)
         if (form === undefined) continue
         let base = requests.get(form)
         if (base === undefined) {
-          base = await requestValues(a, uid, form)
+          base = requestValues(a, uid, form)
           requests.set(form, base)
         }
         if (namespaceObject === undefined) namespaceObject = await namespaceOf(a)
@@ -130,7 +95,7 @@ export default fp(async function validatingAdmissionPolicy (fastify: FastifyInst
                 if (d.errored) observe(policy.name, binding.name, d, 'allow')
                 continue
               }
-              for (const action of binding.actions) {
+              for (const action of actionsOf(binding)) {
                 if (action === 'Deny') {
                   denied.push({ policy: policy.name, binding: binding.name, message: d.message, reason: d.reason ?? 'Invalid' })
                   observe(policy.name, binding.name, d, 'deny')
@@ -138,7 +103,7 @@ export default fp(async function validatingAdmissionPolicy (fastify: FastifyInst
                   addWarnings(a.warnings, [`Validation failed for ValidatingAdmissionPolicy '${policy.name}' with binding '${binding.name}': ${d.message}`])
                   observe(policy.name, binding.name, d, 'warn')
                 } else if (action === 'Audit') {
-                  a.auditAnnotations[ADMISSION_POLICY.validationFailureAnnotation] = JSON.stringify([{ message: d.message, policy: policy.name, binding: binding.name, expressionIndex: d.index, validationActions: binding.actions }])
+                  a.auditAnnotations[ADMISSION_POLICY.validationFailureAnnotation] = JSON.stringify([{ message: d.message, policy: policy.name, binding: binding.name, expressionIndex: d.index, validationActions: actionsOf(binding) }])
                   observe(policy.name, binding.name, d, 'audit')
                 }
               }
@@ -161,19 +126,4 @@ export default fp(async function validatingAdmissionPolicy (fastify: FastifyInst
       throw denial(a, message, first.reason)
     }
   })
-
-  /** The request as CEL sees it in the policy's form: `object`, `oldObject` and `request` (AdmissionRequest without the objects). */
-  async function requestValues (a: AdmissionAttributes, uid: string, form: ResourceForm): Promise<Record<string, unknown>> {
-    const review = reviewRequest(a, uid, 'v1', form).request as AnyObject
-    const { object, oldObject, ...request } = review
-    return { object: convertDyn(object ?? null), oldObject: convertDyn(oldObject ?? null), request: convertDyn(request) }
-  }
 }, { name: 'admission:validating-admission-policy', dependencies: ['admission'] })
-
-/** The request's namespace (null for cluster-scoped objects and for a Namespace itself, as the reference). */
-async function namespaceOf (a: AdmissionAttributes): Promise<unknown> {
-  const isNamespace = a.resource.group === '' && a.resource.plural === 'namespaces'
-  if (a.namespace === '' || isNamespace) return null
-  const ns = await a.lookup({ group: '', resource: 'namespaces' }, '', a.namespace)
-  return ns === undefined ? null : convertDyn(ns)
-}

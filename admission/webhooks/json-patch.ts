@@ -9,6 +9,8 @@ type AnyObject = Record<string, any>
 const MAX_COPY_BYTES = 3 * 1024 * 1024
 
 export class PatchError extends Error {}
+/** A `test` operation that did not hold: the reference's ErrTestFailed, which a policy's patch treats as no change. */
+export class TestFailed extends PatchError {}
 
 const isContainer = (v: unknown): v is AnyObject | unknown[] => typeof v === 'object' && v !== null
 
@@ -112,7 +114,7 @@ export function applyWebhookPatch (doc: AnyObject, ops: AnyObject[]): AnyObject 
         break
       }
       case 'test':
-        if (JSON.stringify(canonical(get(doc, op.path, 'test'))) !== JSON.stringify(canonical(valueOf(op)))) throw new PatchError(`testing value ${String(op.path)} failed`)
+        if (JSON.stringify(canonical(get(doc, op.path, 'test'))) !== JSON.stringify(canonical(valueOf(op)))) throw new TestFailed(`testing value ${String(op.path)} failed`)
         break
       default: throw new PatchError(`Unexpected kind: ${typeof op.op === 'string' ? op.op : 'unknown'}`)
     }

@@ -12,40 +12,9 @@ import { checkAgainstSchema } from '../../machinery/schema-check.js'
 import { createDispatcher, type Dispatcher, type Match } from './dispatcher.js'
 import { admittedView, fromForm, fromOutOfProcessForm, toForm } from '../../resources/resource-forms.js'
 import { applyWebhookPatch, PatchError } from './json-patch.js'
+import { graft, reinvokeState, requireReinvokingPrevious } from '../reinvocation.js'
 
 const PLUGIN = 'MutatingAdmissionWebhook'
-
-/** What the two runs share: which IfNeeded webhooks ran, which must run again, the last output. */
-interface ReinvokeState {
-  previouslyInvoked: Set<string>
-  reinvoke: Set<string>
-  lastOutput?: AnyObject
-}
-
-function requireReinvokingPrevious (s: ReinvokeState): void {
-  for (const key of s.previouslyInvoked) s.reinvoke.add(key)
-  s.previouslyInvoked.clear()
-}
-
-const setOwn = (o: AnyObject, key: string, value: unknown): void => {
-  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true })
-}
-
-/**
- * Replaces `target`'s content with `source`'s, keeping the identity of target and its metadata
- * (the store holds both). Keys are own data properties: a `__proto__` key stays a key.
- */
-function graft (target: AnyObject, source: AnyObject): void {
-  const meta = target.metadata as AnyObject | undefined
-  for (const k of Object.keys(target)) if (!Object.hasOwn(source, k)) delete target[k]
-  for (const [k, v] of Object.entries(source)) {
-    if (k === 'metadata' && meta !== undefined && typeof v === 'object' && v !== null && !Array.isArray(v)) {
-      for (const mk of Object.keys(meta)) if (!Object.hasOwn(v, mk)) delete meta[mk]
-      for (const [mk, mv] of Object.entries(v as AnyObject)) setOwn(meta, mk, mv)
-      target.metadata = meta
-    } else setOwn(target, k, v)
-  }
-}
 
 /** Applies one webhook's patch to the object; whether it changed. A patch that cannot be applied is a 500 whatever the policy. */
 async function applyOperations (d: Dispatcher, { hook, form }: Match, a: AdmissionAttributes, operations: AnyObject[], shown: AnyObject | undefined): Promise<boolean> {
@@ -110,11 +79,7 @@ export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInsta
       const matches = await d.matching(a)
       if (matches.length === 0) return
       const r = a.reinvocation
-      let state = r?.state.get(PLUGIN) as ReinvokeState | undefined
-      if (state === undefined) {
-        state = { previouslyInvoked: new Set(), reinvoke: new Set() }
-        r?.state.set(PLUGIN, state)
-      }
+      const state = reinvokeState(a, PLUGIN)
       const round = r?.isReinvoke === true ? 1 : 0
       // Built-in plugins changed the object since the last webhook saw it: IfNeeded webhooks run again.
       if (round === 1 && !isDeepStrictEqual(state.lastOutput, a.object)) requireReinvokingPrevious(state)

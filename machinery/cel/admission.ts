@@ -7,20 +7,27 @@
 import type { Environment } from '@marcbachmann/cel-js'
 import type { ExpressionResult, ExpressionScope } from '../../resources/cel-expressions.js'
 import { celEnvironment } from './environment.js'
+import { celIssue } from './errors.js'
 import { compileExpression, type Compilation, type CompiledExpression, type Evaluation } from './compile.js'
 import { AuthorizerSession, CelAuthorizer, registerAuthz } from './library/authz.js'
 import { PER_CALL_LIMIT } from './cost.js'
+import { constructorFor, registerMutation } from './library/mutation.js'
+import { rewriteMessageLiterals } from './message-literals.js'
 
 export { AuthorizerSession, CelAuthorizer }
 
 const environments = new Map<string, Environment>()
 
-function admissionEnvironment (scope: ExpressionScope): Environment {
-  const key = `${Number(scope.params)}${Number(scope.authorizer)}${Number(scope.variables ?? false)}`
+/** Mutations' expressions (`object`, `json-patch`) also build `Object{...}` and `JSONPatch{...}` values. */
+const isMutation = (result: ExpressionResult): boolean => result === 'object' || result === 'json-patch'
+
+function admissionEnvironment (scope: ExpressionScope, mutation: boolean): Environment {
+  const key = `${Number(scope.params)}${Number(scope.authorizer)}${Number(scope.variables ?? false)}${Number(mutation)}`
   let env = environments.get(key)
   if (env === undefined) {
     env = celEnvironment()
     registerAuthz(env)
+    if (mutation) registerMutation(env)
     for (const name of ['object', 'oldObject', 'request', 'namespaceObject']) env.registerVariable(name, 'dyn')
     if (scope.params) env.registerVariable('params', 'dyn')
     if (scope.authorizer) env.registerVariable('authorizer', 'kubernetes.authorization.Authorizer')
@@ -34,13 +41,17 @@ const ACCEPTED: Record<ExpressionResult, string[] | undefined> = {
   bool: ['bool'],
   string: ['string'],
   'string-or-null': ['string', 'null'],
-  any: undefined
+  any: undefined,
+  object: ['Object'],
+  'json-patch': ['list<JSONPatch>']
 }
 const WRONG_TYPE: Record<ExpressionResult, string> = {
   bool: 'must evaluate to bool',
   string: 'must evaluate to string',
   'string-or-null': 'must evaluate to one of [string null_type]',
-  any: ''
+  any: '',
+  object: 'must evaluate to Object',
+  'json-patch': 'must evaluate to list(JSONPatch)'
 }
 
 // Policies are compiled at every write and once per stored version by every replica's plugin:
@@ -53,12 +64,26 @@ export function compileAdmissionExpression (source: string, result: ExpressionRe
   const key = `${result}|${Number(scope.params)}${Number(scope.authorizer)}${Number(scope.variables ?? false)}|${source}`
   const kept = compiled.get(key)
   if (kept !== undefined) return kept
-  let c = compileExpression(admissionEnvironment(scope), source, 'dyn')
+  let c = isMutation(result) ? compileMutation(source, scope) : compileExpression(admissionEnvironment(scope, false), source, 'dyn')
   const accepted = ACCEPTED[result]
   if (c.ok && accepted !== undefined && c.expression.type !== 'dyn' && !accepted.includes(c.expression.type)) c = { ok: false, error: WRONG_TYPE[result] }
   if (compiled.size >= MAX_KEPT) compiled.clear()
   compiled.set(key, c)
   return c
+}
+
+/**
+ * A mutation's expression, its message literals rewritten for the engine. A `dyn` result (a
+ * variable, a parameter's field) is let through to be checked when evaluated: variables here
+ * carry no type, unlike the reference's.
+ */
+function compileMutation (source: string, scope: ExpressionScope): Compilation {
+  const rewritten = rewriteMessageLiterals(source, constructorFor)
+  if (rewritten.unknownType !== undefined) {
+    const { name, at } = rewritten.unknownType
+    return { ok: false, error: 'compilation failed: ' + celIssue(source, { message: `undeclared reference to '${name}' (in container '')`, range: { start: at, end: at } }) }
+  }
+  return compileExpression(admissionEnvironment(scope, true), rewritten.source, 'dyn', { source, origin: rewritten.origin })
 }
 
 /** The write-time check resources/cel-expressions.ts is handed: the Invalid detail, or undefined. */

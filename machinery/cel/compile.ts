@@ -36,19 +36,29 @@ function identifiers (root: unknown): Set<string> {
   return out
 }
 
+/** What the user wrote when `source` is a rewriting of it: their text and where each offset of `source` came from. */
+export interface WrittenSource { source: string, origin: number[] }
+
+function atWritten (err: unknown, origin: number[]): unknown {
+  const e = err as { summary?: string, message: string, range?: { start: number, end: number } }
+  if (e?.range === undefined) return err
+  return { summary: e.summary, message: e.message, range: { start: origin[e.range.start] ?? e.range.start, end: origin[e.range.end] ?? e.range.end } }
+}
+
 /**
  * Parses and type-checks `source` in `env`. Errors read as the reference's: "compilation failed:
  * ERROR: <input>:line:col: ..." for syntax and type errors, and its own sentence for a wrong result type.
  */
-export function compileExpression (env: Environment, source: string, resultType: CelResultType): Compilation {
+export function compileExpression (env: Environment, source: string, resultType: CelResultType, written?: WrittenSource): Compilation {
+  const issue = (err: unknown): string => written === undefined ? celIssue(source, err) : celIssue(written.source, atWritten(err, written.origin))
   let parsed
   try {
     parsed = env.parse(source)
   } catch (err) {
-    return { ok: false, error: 'compilation failed: ' + celIssue(source, err) }
+    return { ok: false, error: 'compilation failed: ' + issue(err) }
   }
   const checked = parsed.check()
-  if (!checked.valid) return { ok: false, error: 'compilation failed: ' + celIssue(source, checked.error) }
+  if (!checked.valid) return { ok: false, error: 'compilation failed: ' + issue(checked.error) }
   if (resultType !== 'dyn' && checked.type !== resultType && checked.type !== 'dyn') {
     return { ok: false, error: resultType === 'bool' ? 'cel expression must evaluate to a bool' : 'must evaluate to string' }
   }

@@ -73,6 +73,19 @@ export const METRICS = {
     labels: ['policy', 'policy_binding', 'error_type', 'enforcement_action'],
     buckets: [0.0000005, 0.001, 0.01, 0.1, 1.0]
   },
+  mutatingPolicyCheckTotal: {
+    name: 'apiserver_mutating_admission_policy_check_total',
+    help: 'Mutation admission policy check total, labeled by policy and further identified by binding.',
+    stability: 'ALPHA',
+    labels: ['policy', 'policy_binding', 'error_type']
+  },
+  mutatingPolicyCheckDuration: {
+    name: 'apiserver_mutating_admission_policy_check_duration_seconds',
+    help: 'Mutation admission latency for individual mutation expressions in seconds, labeled by policy and binding.',
+    stability: 'ALPHA',
+    labels: ['policy', 'policy_binding', 'error_type'],
+    buckets: [0.0000005, 0.001, 0.01, 0.1, 1.0]
+  },
   podSecurityEvaluations: {
     name: 'pod_security_evaluations_total',
     help: 'Number of policy evaluations that occurred, not counting ignored or exempt requests.',

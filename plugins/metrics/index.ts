@@ -25,6 +25,8 @@ export interface ApiserverMetrics {
   webhookRejection (name: string, operation: string, type: 'admit' | 'validating', errorType: 'calling_webhook_error' | 'apiserver_internal_error' | 'no_error', code: number): void
   /** ValidatingAdmissionPolicy: one validation's outcome under one binding, as the reference's celmetrics. */
   policyCheck (policy: string, binding: string, errorType: 'no_error' | 'invalid_error' | 'compile_error', action: 'allow' | 'deny' | 'warn' | 'audit', seconds: number): void
+  /** MutatingAdmissionPolicy: one mutation's outcome under one binding, as the reference's mutating celmetrics. */
+  mutatingPolicyCheck (policy: string, binding: string, errorType: 'no_error' | 'invalid_error' | 'compile_error', seconds: number): void
   requestedDeprecatedApi (group: string, version: string, resource: string, subresource: string, removedRelease: string): void
   /** PodSecurity: a mode's decision on a pod at a level and version (labels as the reference recorder words them). */
   podSecurityEvaluation (decision: 'allow' | 'deny', level: string, version: string, mode: string, operation: string, resource: string, subresource: string): void
@@ -87,6 +89,8 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
   const deprecatedApis = gauge(METRICS.requestedDeprecatedApis)
   const policyChecks = counter(METRICS.policyCheckTotal)
   const policyCheckDuration = histogram(METRICS.policyCheckDuration)
+  const mutatingPolicyChecks = counter(METRICS.mutatingPolicyCheckTotal)
+  const mutatingPolicyCheckDuration = histogram(METRICS.mutatingPolicyCheckDuration)
   const podSecurityEvaluations = counter(METRICS.podSecurityEvaluations)
   const podSecurityExemptions = counter(METRICS.podSecurityExemptions)
   const podSecurityErrors = counter(METRICS.podSecurityErrors)
@@ -126,6 +130,10 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
     policyCheck (policy, binding, errorType, action, seconds) {
       policyChecks.child(policy, binding, errorType, action).inc()
       policyCheckDuration.child(policy, binding, errorType, action).observe(seconds)
+    },
+    mutatingPolicyCheck (policy, binding, errorType, seconds) {
+      mutatingPolicyChecks.child(policy, binding, errorType).inc()
+      mutatingPolicyCheckDuration.child(policy, binding, errorType).observe(seconds)
     },
     requestedDeprecatedApi (group, version, resource, subresource, removedRelease) { deprecatedApis.child(group, version, resource, subresource, removedRelease).set(1) },
     watchEvents: (group, version, resource) => watchEvents.child(group, version, resource),

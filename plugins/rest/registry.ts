@@ -78,6 +78,11 @@ export function createRegistry (fastify: FastifyInstance, pools: StoragePools, o
       stores.push(store)
       pathsOf.set(store, [])
       byGroupResource.set(`${resource.plural}.${resource.group}`, store)
+      const gated = resource.featureGate !== undefined && !registry.features.enabled(resource.featureGate)
+      if (gated) {
+        changed()
+        return store
+      }
       if (resource.versionServed !== false && isServed(resource.group, resource.version, resource.plural)) {
         serve(store, pathOf(resource.group, resource.version, resource.plural), store.resource)
         if (resource.lifecycle?.deprecated !== undefined) olderVersions.set(pathOf(resource.group, resource.version, resource.plural), resource.lifecycle)

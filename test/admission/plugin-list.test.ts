@@ -27,7 +27,7 @@ describe('the admission plugins list', () => {
       assert.throws(() => checkPluginNames({ enable: [name] }), new RegExp(`enable-admission-plugins plugin "${name}" is a plugin of the reference server that this server does not implement`))
       assert.doesNotThrow(() => checkPluginNames({ disable: [name] }))
     }
-    await assert.rejects(buildTestApp(t, { admission: { enable: ['MutatingAdmissionPolicy'] } }), /does not implement/)
+    await assert.rejects(buildTestApp(t, { admission: { enable: ['PodTopologyLabels'] } }), /does not implement/)
   })
 
   it('refuses names no plugin has, and the server-internal RBACEscalation entry', () => {

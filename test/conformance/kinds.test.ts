@@ -11,8 +11,13 @@ import { knownDefect } from './known-defects.js'
 
 // One app for every kind: the behaviours only inject, and each kind's objects have names of their own.
 // Without the node lifecycle controller, which retaints a Ready node between a behaviour's read
-// and its write (test/controllers/node-lifecycle.test.ts covers it).
-const api = await buildTestApp({ after }, { controllers: ['*', '-nodelifecycle'] })
+// and its write (test/controllers/node-lifecycle.test.ts covers it). The kinds behind a feature
+// gate (MutatingAdmissionPolicy's) are turned on, with their alpha group version, to take part.
+const api = await buildTestApp({ after }, {
+  controllers: ['*', '-nodelifecycle'],
+  featureGates: { MutatingAdmissionPolicy: true },
+  runtimeConfig: ['admissionregistration.svc.io/v1alpha1=true']
+})
 
 /**
  * Kinds whose create acts on another object, once, so no example stands alone; each is
