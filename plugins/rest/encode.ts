@@ -56,9 +56,11 @@ function streamOf (pieces: Iterable<string>): Readable {
     }
     if (chunk !== '') yield Buffer.from(chunk)
   }
-  // Pulled as the socket drains: at most a chunk or two are held beside the items.
-  return Readable.from(chunks(), { objectMode: false, highWaterMark: CHUNK })
+  return pulled(chunks())
 }
+
+/** Pulled as the socket drains: at most a chunk or two are held beside the items. */
+const pulled = (chunks: Iterable<Buffer>): Readable => Readable.from(chunks, { objectMode: false, highWaterMark: CHUNK })
 
 /** Whether a list answer is streamed: large, plain JSON, and not kept whole by an audit that records answers. */
 function streams (reply: FastifyReply, items: ReadonlyArray<{ json: string }>, o: EncodeOptions): boolean {
@@ -105,9 +107,13 @@ export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json:
     return sendText(reply, 200, JSON.stringify(body), o)
   }
   const head = `{"kind":${JSON.stringify(r.listKind)},"apiVersion":${JSON.stringify(r.apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`
-  if (o.repr.as === 'json' && streams(reply, items, o)) {
-    return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
+  const streamed = (o.repr.as === 'json' || o.repr.as === 'protobuf') && streams(reply, items, o)
+  if (streamed && o.repr.as === 'protobuf') {
+    const parts = reply.server.protobuf.listInChunks(r.apiVersion, r.listKind, listMeta, items, CHUNK)
+    // The length is known up front (the envelope needs it), so the answer carries it as a whole one does.
+    if (parts !== undefined) return reply.code(200).type(o.repr.mediaType).header('content-length', parts.length).send(pulled(parts.chunks()))
   }
+  if (streamed) return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
   let json = head
   for (let i = 0; i < items.length; i++) json += (i === 0 ? '' : ',') + items[i]!.json
   json += ']}'
