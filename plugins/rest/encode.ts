@@ -103,7 +103,13 @@ export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json:
     return sendText(reply, 200, JSON.stringify(table(r, objs, listMeta, o.includeObject, o.repr.apiVersion)), { ...o, repr: { as: 'json' } })
   }
   if (o.repr.as === 'PartialObjectMetadata') {
-    const body = { kind: 'PartialObjectMetadataList', apiVersion: o.repr.apiVersion, metadata: listMeta, items: items.map(i => partialObjectMetadata(JSON.parse(i.json), o.repr.as === 'PartialObjectMetadata' ? o.repr.apiVersion : '')) }
+    const apiVersion = o.repr.apiVersion
+    const metadataOf = (i: { json: string }): AnyObject => partialObjectMetadata(JSON.parse(i.json), apiVersion)
+    if (streams(reply, items, o)) {
+      const empty = JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata: listMeta, items: [] })
+      return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(empty.slice(0, -2), mapped(items, i => JSON.stringify(metadataOf(i))))))
+    }
+    const body = { kind: 'PartialObjectMetadataList', apiVersion, metadata: listMeta, items: items.map(metadataOf) }
     return sendText(reply, 200, JSON.stringify(body), o)
   }
   const head = `{"kind":${JSON.stringify(r.listKind)},"apiVersion":${JSON.stringify(r.apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`
@@ -126,4 +132,9 @@ export const sendDocument = (reply: FastifyReply, code: number, doc: unknown, o:
 
 function * itemsJson (items: ReadonlyArray<{ json: string }>): Generator<string> {
   for (const item of items) yield item.json
+}
+
+/** Each item's text, made when its chunk is written. */
+function * mapped (items: ReadonlyArray<{ json: string }>, text: (item: { json: string }) => string): Generator<string> {
+  for (const item of items) yield text(item)
 }

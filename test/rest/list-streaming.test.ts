@@ -9,7 +9,7 @@ const CM = '/api/v1/namespaces/default/configmaps'
 const TABLE = 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json'
 const PROTOBUF = 'application/vnd.kubernetes.protobuf,application/json'
 
-test('streamed and unstreamed lists answer the same bytes: JSON, Table, protobuf', async (t) => {
+test('streamed and unstreamed lists answer the same bytes: JSON, Table, metadata, protobuf', async (t) => {
   // Age cells depend on the clock: both answers read the same one.
   t.mock.timers.enable({ apis: ['Date'], now: Date.now() + 3_600_000 })
   const app = await buildTestApp(t)
@@ -27,6 +27,8 @@ test('streamed and unstreamed lists answer the same bytes: JSON, Table, protobuf
     [CM, TABLE],
     [`${CM}?includeObject=Object`, TABLE],
     [`${CM}?limit=7`, TABLE],
+    [CM, 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io,application/json'],
+    [`${CM}?limit=9`, 'application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io'],
     [CM, PROTOBUF],
     [`${CM}?limit=25`, PROTOBUF],
     ['/api/v1/configmaps', PROTOBUF],
