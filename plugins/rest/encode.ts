@@ -91,8 +91,8 @@ function * rowsOf (r: Resource, items: ReadonlyArray<{ json: string }>, o: Encod
   for (const item of items) yield JSON.stringify(tableRow(r, JSON.parse(item.json) as AnyObject, o.includeObject, o.repr.apiVersion))
 }
 
-/** A list, concatenating the items' stored JSON without parsing it. */
-export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json: string }>, listMeta: AnyObject, o: EncodeOptions): FastifyReply {
+/** A list, concatenating the items' stored JSON without parsing it; a streamed protobuf list once its length is known. */
+export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json: string }>, listMeta: AnyObject, o: EncodeOptions): FastifyReply | Promise<FastifyReply> {
   if (o.repr.as === 'Table') {
     if (streams(reply, items, o)) {
       // JSON.stringify without spacing composes: the rows written one by one are the same bytes.
@@ -115,9 +115,11 @@ export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json:
   const head = `{"kind":${JSON.stringify(r.listKind)},"apiVersion":${JSON.stringify(r.apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`
   const streamed = (o.repr.as === 'json' || o.repr.as === 'protobuf') && streams(reply, items, o)
   if (streamed && o.repr.as === 'protobuf') {
-    const parts = reply.server.protobuf.listInChunks(r.apiVersion, r.listKind, listMeta, items, CHUNK)
-    // The length is known up front (the envelope needs it), so the answer carries it as a whole one does.
-    if (parts !== undefined) return reply.code(200).type(o.repr.mediaType).header('content-length', parts.length).send(pulled(parts.chunks()))
+    const mediaType = o.repr.mediaType
+    return reply.server.protobuf.listInChunks(r.apiVersion, r.listKind, listMeta, items, CHUNK).then(parts => parts === undefined
+      ? reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
+      // The length is known up front (the envelope needs it), so the answer carries it as a whole one does.
+      : reply.code(200).type(mediaType).header('content-length', parts.length).send(pulled(parts.chunks())))
   }
   if (streamed) return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
   let json = head
