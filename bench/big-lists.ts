@@ -21,8 +21,11 @@ export interface BigListJob {
 }
 
 export interface BigListResult {
-  /** Per media type: each list's time and its answer's size. */
-  lists: Partial<Record<ListMedia, { ms: LatencySummary, bytes: number }>>
+  /**
+   * Per media type: each list's time and its answer's size; `cutOff`: concurrent lists the server
+   * closed before their end (at the request deadline, --request-timeout).
+   */
+  lists: Partial<Record<ListMedia, { ms: LatencySummary, bytes: number, cutOff: number }>>
   /** single: JSON.stringify of the JSON answer's document, and its item count. */
   stringify?: LatencySummary
   items?: number
@@ -54,13 +57,25 @@ export async function bigLists (job: BigListJob): Promise<BigListResult> {
     for (const media of job.media) {
       const ms: number[] = []
       let bytes = 0
+      let cutOff = 0
       // The first single list warms up.
       if (job.phase === 'single') await one(media, false)
       for (let r = 0; r < job.rounds; r++) {
-        const answers = job.phase === 'single' ? [await one(media, false)] : await Promise.all(Array.from({ length: job.concurrency }, async () => await one(media, false)))
-        for (const a of answers) { ms.push(a.ms); bytes = a.bytes }
+        const answers = job.phase === 'single'
+          ? [await one(media, false)]
+          : await Promise.all(Array.from({ length: job.concurrency }, async () => await one(media, false).catch((err: unknown) => {
+            // A list still being written at its deadline is closed by the server: counted, not fatal.
+            if ((err as { code?: string }).code !== 'UND_ERR_SOCKET') throw err
+            cutOff++
+            return undefined
+          })))
+        for (const a of answers) {
+          if (a === undefined) continue
+          ms.push(a.ms)
+          bytes = a.bytes
+        }
       }
-      result.lists[media] = { ms: latencySummary(ms), bytes }
+      result.lists[media] = { ms: latencySummary(ms), bytes, cutOff }
     }
     if (job.phase === 'single') {
       const doc = JSON.parse((await one('json', true)).text!) as { items: unknown[] }
