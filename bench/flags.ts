@@ -1,7 +1,7 @@
 // The benchmark's flags: every workload's duration and concurrency, with defaults that finish
 // the suite in under five minutes on two cores.
 
-export const WORKLOADS = ['create', 'custom', 'webhook', 'policy', 'get', 'list', 'paged', 'watch', 'update', 'apply', 'hostile', 'fairness', 'memory', 'owned', 'startup'] as const
+export const WORKLOADS = ['create', 'custom', 'webhook', 'policy', 'get', 'list', 'paged', 'big-lists', 'watch', 'update', 'apply', 'hostile', 'fairness', 'memory', 'owned', 'startup'] as const
 export type Workload = typeof WORKLOADS[number]
 
 export interface BenchFlags {
@@ -19,6 +19,9 @@ export interface BenchFlags {
   listIterations: number
   /** ConfigMaps of the paged workload (a paged walk, namespace lists of ~1,000, a 1% selector, the unpaged list). */
   pagedObjects: number
+  /** The big-lists workload: unpaged lists of the paged workload's ConfigMaps this many at once, and timed rounds. */
+  bigListConcurrency: number
+  bigListRounds: number
   watchers: number
   watchRate: number
   watchDuration: number
@@ -56,6 +59,8 @@ export const DEFAULTS: BenchFlags = {
   listItems: 10_000,
   listIterations: 20,
   pagedObjects: 20_000,
+  bigListConcurrency: 10,
+  bigListRounds: 3,
   watchers: 1000,
   watchRate: 200,
   watchDuration: 20,
@@ -75,7 +80,7 @@ export const DEFAULTS: BenchFlags = {
 }
 
 const HELP = `usage: npm run bench -- [flags]
-  --only create,webhook,policy,get,list,paged,watch,update,apply,hostile,fairness,memory,owned,startup   workloads to run (default: all; owned: half as many
+  --only create,webhook,policy,get,list,paged,big-lists,watch,update,apply,hostile,fairness,memory,owned,startup   workloads to run (default: all; owned: half as many
                              ConfigMaps again as --memory-objects, each with an owner reference, on top of memory's)
   --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds});
                              each create round leaves its objects, so memory and start-up then run on more than --memory-objects
@@ -86,6 +91,8 @@ const HELP = `usage: npm run bench -- [flags]
   --list-items N             --list-iterations N      (${DEFAULTS.listItems}, ${DEFAULTS.listIterations})
   --paged-objects N          ConfigMaps (in namespaces of 1,000) for the paged walk, namespace, selector and unpaged lists,
                              each beside JSON.stringify of the same items (${DEFAULTS.pagedObjects}; the issue's figure: 100000)
+  --big-list-concurrency N   --big-list-rounds N  unpaged lists of the --paged-objects ConfigMaps (JSON, protobuf) this many at
+                             once, the server's peak RSS beside the live JSON; and one at a time, beside JSON.stringify (${DEFAULTS.bigListConcurrency}, ${DEFAULTS.bigListRounds})
   --watchers N  --watch-rate W/s  --watch-duration S  (${DEFAULTS.watchers}, ${DEFAULTS.watchRate}, ${DEFAULTS.watchDuration} s)
   --update-duration S        --update-concurrency N   (${DEFAULTS.updateDuration} s, ${DEFAULTS.updateConcurrency})
   --hot-duration S           --hot-concurrency N      (${DEFAULTS.hotDuration} s, ${DEFAULTS.hotConcurrency})

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks'
 import type { Dispatcher } from 'undici'
 import { pagedLists, type PagedJob } from './paged-lists.js'
 import { pool, timedGet } from './http-pool.js'
+import { bigLists, type BigListJob } from './big-lists.js'
 import { BENCH_CRD, configMapBody, customObjectBody, latencySummary, type LatencySummary } from './payload.js'
 import { openWatchStream, type WatchStream } from './watch-stream.js'
 import { processCpuMs, processWaitMs } from './cpu.js'
@@ -105,7 +106,7 @@ export interface ListResult {
   stringify: LatencySummary
 }
 
-type Job = LoopJob | WatchJob | ListJob | PagedJob
+type Job = LoopJob | WatchJob | ListJob | PagedJob | BigListJob
 
 const SUCCESS: Record<RequestKind['kind'], number[]> = {
   create: [201],
@@ -354,7 +355,7 @@ async function watch (job: WatchJob): Promise<WatchResult> {
 
 async function main (): Promise<void> {
   const job = JSON.parse(process.argv[2]!) as Job
-  const result = job.mode === 'loop' ? await loop(job) : job.mode === 'list' ? await list(job) : job.mode === 'paged' ? await pagedLists(job) : await watch(job)
+  const result = job.mode === 'loop' ? await loop(job) : job.mode === 'list' ? await list(job) : job.mode === 'paged' ? await pagedLists(job) : job.mode === 'big-lists' ? await bigLists(job) : await watch(job)
   process.stdout.write(JSON.stringify(result) + '\n')
 }
 

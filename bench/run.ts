@@ -14,6 +14,7 @@ import { commandCpuMs, commandWaitMs, cpuDuring, machineCpuMs, perRequest, proce
 import { parseBenchFlags, type BenchFlags, type Workload } from './flags.js'
 import type { ListJob, ListResult, LoopJob, LoopResult, RequestKind, Target, WatchJob, WatchResult } from './load.js'
 import type { PagedJob, PagedResult } from './paged-lists.js'
+import type { BigListJob, BigListResult, ListMedia } from './big-lists.js'
 import { BENCH_CRD, configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
 import { runHostile } from './hostile.js'
@@ -24,6 +25,8 @@ import { medianOf, printTable, type Row } from './table.js'
 
 const RESULTS_DIR = resolve('bench/results')
 const MEMORY_SETTLE_S = 10
+/** What one list in flight may add to the server's RSS in the big-lists workload. */
+const BUFFER_PER_LIST = 8 * 1024 * 1024
 const LOAD = 'bench/load.ts'
 
 const NS = {
@@ -393,17 +396,20 @@ async function main (): Promise<void> {
       }
     })
 
-    if (runs('paged')) await attempt('paged', async () => {
-      // Namespaces of 1,000 (bench-paged-0, -1, ...); one object in a hundred labelled for the selector.
+    /** The paged workload's ConfigMaps (big-lists lists them too): namespaces of 1,000, one object in a hundred labelled for the selector. */
+    const fillPaged = async (): Promise<void> => {
       const perNamespace = 1000
       const have = JSON.parse((await api(t, 'GET', `/api/v1/namespaces/${NS.paged}-0/configmaps?limit=1&resourceVersion=0`)).body) as { items: unknown[], metadata: { remainingItemCount?: number } }
-      if (have.items.length === 0) {
-        for (let i = 0; i * perNamespace < flags.pagedObjects; i++) await ensure(t, 'POST', '/api/v1/namespaces', `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"${NS.paged}-${i}"}}`)
-        const template = await ensure(t, 'POST', `/api/v1/namespaces/${NS.paged}-0/configmaps`, configMapBody('template', bytes))
-        log(`paged: writing ${flags.pagedObjects} ConfigMaps in namespaces of ${perNamespace} through the store`)
-        await fillConfigMaps(db.url, template, n => `${NS.paged}-${Math.floor(n / perNamespace)}`, 'p', flags.pagedObjects - 1,
-          n => ({ 'bench-shard': String(n % 100) }))
-      }
+      if (have.items.length > 0) return
+      for (let i = 0; i * perNamespace < flags.pagedObjects; i++) await ensure(t, 'POST', '/api/v1/namespaces', `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"${NS.paged}-${i}"}}`)
+      const template = await ensure(t, 'POST', `/api/v1/namespaces/${NS.paged}-0/configmaps`, configMapBody('template', bytes))
+      log(`paged: writing ${flags.pagedObjects} ConfigMaps in namespaces of ${perNamespace} through the store`)
+      await fillConfigMaps(db.url, template, n => `${NS.paged}-${Math.floor(n / perNamespace)}`, 'p', flags.pagedObjects - 1,
+        n => ({ 'bench-shard': String(n % 100) }))
+    }
+
+    if (runs('paged')) await attempt('paged', async () => {
+      await fillPaged()
       const total = await countConfigMaps(t, false)
       log(`paged: ${total} ConfigMaps; paged walks (limit=500), unpaged lists, namespace lists, a 1% selector`)
       const job: PagedJob = {
@@ -417,6 +423,51 @@ async function main (): Promise<void> {
       rows.push({ workload: `unpaged list ${r.objects}`, figure: `p50 ${ms(r.unpaged.p50)}, ${mib(r.unpagedBytes)}`, ceiling: `stringify p50 ${ms(r.stringify.all.p50)}`, ratio: r.unpaged.p50 / r.stringify.all.p50, target: '<= 1.5x', pass: r.unpaged.p50 <= 1.5 * r.stringify.all.p50 })
       rows.push({ workload: `namespace list ${r.namespaceItems}`, figure: `p50 ${ms(r.namespace.p50)}, p99 ${ms(r.namespace.p99)}`, ceiling: `stringify p50 ${ms(r.stringify.namespace.p50)}`, ratio: r.namespace.p50 / r.stringify.namespace.p50, target: '<= 1.0x', pass: r.namespace.p50 <= r.stringify.namespace.p50 })
       rows.push({ workload: `label selector, ${r.selectorItems} of ${r.objects}`, figure: `p50 ${ms(r.selector.p50)}, p99 ${ms(r.selector.p99)}`, ceiling: `stringify p50 ${ms(r.stringify.selector.p50)}`, ratio: r.selector.p50 / r.stringify.selector.p50, target: '<= 2x', pass: r.selector.p50 <= 2 * r.stringify.selector.p50 })
+    })
+
+    // Unpaged lists of every ConfigMap, ten at once: the server's RSS may grow by a bounded
+    // buffer (and its garbage) per list, never by an answer's size per list; then one at a time
+    // beside JSON.stringify of the same items.
+    if (runs('big-lists')) await attempt('big-lists', async () => {
+      await fillPaged()
+      await countConfigMaps(t, false)
+      const c = flags.bigListConcurrency
+      const base = { mode: 'big-lists' as const, target: t, path: '/api/v1/configmaps', rounds: flags.bigListRounds }
+      const single = await runJson<BigListResult>(LOAD, { ...base, phase: 'single', concurrency: 1, media: ['json', 'protobuf'] } satisfies BigListJob)
+      const liveJson = single.lists.json!.bytes
+      const concurrent: Record<string, unknown> = {}
+      for (const media of ['json', 'protobuf'] as ListMedia[]) {
+        await new Promise(resolve => setTimeout(resolve, 3000))
+        const before = running.rssBytes()
+        let peak = before
+        const sampler = setInterval(() => { peak = Math.max(peak, running.rssBytes()) }, 20)
+        let r: BigListResult
+        try {
+          r = await runJson<BigListResult>(LOAD, { ...base, phase: 'concurrent', concurrency: c, rounds: 1, media: [media] } satisfies BigListJob)
+        } finally {
+          clearInterval(sampler)
+        }
+        concurrent[media] = { ...r, rssBeforeBytes: before, rssPeakBytes: peak }
+        const cutOff = r.lists[media]!.cutOff
+        // Bounded: what the server held before (the live set among it) plus a bounded buffer per list.
+        const allowed = before + c * BUFFER_PER_LIST
+        rows.push({
+          workload: `${c} unpaged lists of ${single.items} at once, ${media}`,
+          figure: `peak RSS ${mib(peak)}, +${mib(peak - before)} over ${mib(before)}` +
+            (cutOff < c ? `; list p50 ${round(r.lists[media]!.ms.p50)} ms` : '') +
+            (cutOff > 0 ? `; ${cutOff} cut off at the request deadline` : ''),
+          ceiling: `live JSON ${mib(liveJson)}`,
+          ratio: peak / liveJson,
+          target: `<= ${round(allowed / liveJson, 1)}x (RSS before + ${mib(BUFFER_PER_LIST)}/list), none cut off`,
+          pass: peak <= allowed && cutOff === 0
+        })
+      }
+      raw.bigLists = { single, concurrent, liveJsonBytes: liveJson }
+      const stringify = single.stringify!.p50
+      for (const [media, target] of [['json', 1.5], ['protobuf', 3]] as const) {
+        const l = single.lists[media]!
+        rows.push({ workload: `unpaged list ${single.items}, ${media}`, figure: `p50 ${round(l.ms.p50, 1)} ms, ${mib(l.bytes)}`, ceiling: `stringify p50 ${round(stringify, 1)} ms`, ratio: l.ms.p50 / stringify, target: `<= ${target}x`, pass: l.ms.p50 <= target * stringify })
+      }
     })
 
     if (runs('watch')) await attempt('watch', async () => {

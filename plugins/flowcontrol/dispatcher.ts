@@ -29,9 +29,13 @@ export interface Rejection { rejected: RejectReason }
 /** A request waiting in a queue: its outcome, and how to leave the queue (the client went away). */
 export interface Waiting { outcome: Promise<Grant | Rejection>, cancel (): void }
 
+/** Seats a request keeps after it is answered, and for how long (a write's watch fan-out). */
+export interface Afterwards { seats: number, ms: number }
+
 interface Waiter {
   schema: string
   seats: number
+  afterwards: Afterwards | undefined
   enqueuedAt: number
   queue: Queue
   settle (result: Grant | Rejection): void
@@ -196,7 +200,20 @@ export class Dispatcher {
     return this.borrowed + extra <= this.pool
   }
 
-  private take (s: LevelState, schema: string, seats: number, queue: Queue | undefined, waitedMs: number): Grant {
+  /** Returns `seats` of `s` (and of `queue`) to the level. */
+  private giveBack (s: LevelState, seats: number, queue: Queue | undefined): void {
+    const was = Math.max(0, s.inUseSeats - s.limits.guaranteed)
+    s.inUseSeats -= seats
+    if (!s.entry.exempt) this.borrowed -= was - Math.max(0, s.inUseSeats - s.limits.guaranteed)
+    if (queue !== undefined) queue.executingSeats -= seats
+  }
+
+  /**
+   * `seats` are held while the request runs; `afterwards.seats` of them (at most `seats`, which
+   * the caller makes the larger of the two, as the reference reserves a request's most) for
+   * `afterwards.ms` after it is released.
+   */
+  private take (s: LevelState, schema: string, seats: number, queue: Queue | undefined, waitedMs: number, afterwards?: Afterwards): Grant {
     // Exempt levels hold no seats of the limit: they are counted, never lent or borrowed.
     const lends = !s.entry.exempt
     const before = Math.max(0, s.inUseSeats - s.limits.guaranteed)
@@ -211,12 +228,16 @@ export class Dispatcher {
       release: () => {
         if (released) return
         released = true
-        const was = Math.max(0, s.inUseSeats - s.limits.guaranteed)
-        s.inUseSeats -= seats
         s.executing--
-        if (lends) this.borrowed -= was - Math.max(0, s.inUseSeats - s.limits.guaranteed)
-        if (queue !== undefined) queue.executingSeats -= seats
         this.observer.finished(s.entry.name, schema, seats, this.now() - started)
+        const kept = afterwards === undefined || afterwards.ms <= 0 ? 0 : Math.min(afterwards.seats, seats)
+        this.giveBack(s, seats - kept, queue)
+        if (kept > 0) {
+          setTimeout(() => {
+            this.giveBack(s, kept, queue)
+            this.dispatchWaiting()
+          }, afterwards!.ms).unref()
+        }
         this.dispatchWaiting()
       }
     }
@@ -226,7 +247,7 @@ export class Dispatcher {
    * Admits a request of `level` in `flow` (schema name and distinguisher) asking `seats`: a grant
    * at once, a rejection at once, or a promise of either after waiting at most `waitLimitMs`.
    */
-  admit (level: string, schema: string, flow: string, seats: number, waitLimitMs: number): Grant | Rejection | Waiting {
+  admit (level: string, schema: string, flow: string, seats: number, waitLimitMs: number, afterwards?: Afterwards): Grant | Rejection | Waiting {
     const s = this.levels.get(level)
     if (s === undefined || s.entry.exempt) {
       // Exempt levels never wait; they are counted, not limited.
@@ -235,7 +256,7 @@ export class Dispatcher {
     }
     const queuing = s.entry.queuing
     if (queuing === undefined || s.queues.length === 0) {
-      if (this.fits(s, seats)) return this.take(s, schema, seats, undefined, 0)
+      if (this.fits(s, seats)) return this.take(s, schema, seats, undefined, 0, afterwards)
       this.observer.rejected(level, schema, 'concurrency-limit', 0)
       return { rejected: 'concurrency-limit' }
     }
@@ -246,14 +267,14 @@ export class Dispatcher {
       if (q.queuedSeats + q.executingSeats < queue.queuedSeats + queue.executingSeats) queue = q
     }
     // Nothing waits in this level and the seats are free: no queue to go through.
-    if (s.waiting === 0 && this.fits(s, seats)) return this.take(s, schema, seats, queue, 0)
+    if (s.waiting === 0 && this.fits(s, seats)) return this.take(s, schema, seats, queue, 0, afterwards)
     if (queue.waiters.length >= queuing.queueLengthLimit) {
       this.observer.rejected(level, schema, 'queue-full', 0)
       return { rejected: 'queue-full' }
     }
     let settle!: (result: Grant | Rejection) => void
     const outcome = new Promise<Grant | Rejection>((resolve) => { settle = resolve })
-    const waiter: Waiter = { schema, seats, enqueuedAt: this.now(), queue, settle, timer: undefined }
+    const waiter: Waiter = { schema, seats, afterwards, enqueuedAt: this.now(), queue, settle, timer: undefined }
     if (queue.waiters.length === 0 && queue.executingSeats === 0) queue.virtualTime = Math.max(queue.virtualTime, s.clock)
     queue.waiters.push(waiter)
     queue.queuedSeats += seats
@@ -297,7 +318,7 @@ export class Dispatcher {
         s.clock = next.virtualTime
         next.virtualTime += w.seats
         this.observer.dequeued(s.entry.name, w.schema, w.seats)
-        w.settle(this.take(s, w.schema, w.seats, next, this.now() - w.enqueuedAt))
+        w.settle(this.take(s, w.schema, w.seats, next, this.now() - w.enqueuedAt, w.afterwards))
       }
     }
   }

@@ -12,12 +12,13 @@ import { GROUPS } from '../../resources/naming.js'
 import { CacheIndex } from '../../storage/cache-index.js'
 import type { ResourceStore } from '../../storage/resource-store.js'
 import { ClassificationMemo, digestConfig, distinguisherOf, type FlowConfig } from './classify.js'
-import { Dispatcher, type Grant } from './dispatcher.js'
+import { Dispatcher, type Afterwards, type Grant } from './dispatcher.js'
 import { InflightLimits } from './max-inflight.js'
 import { flowcontrolMetrics } from './metrics.js'
 import { writeDanglingConditions } from './status.js'
 import { armDeadline, deadlineMs, isLongRunning, requestedTimeoutMs } from './timeout.js'
-import { estimateSeats, maxSeatsOf } from './work-estimate.js'
+import { estimateMutating, estimateSeats, maxSeatsOf } from './work-estimate.js'
+import '../watch-counts.js'
 
 export interface FlowControlOptions {
   /** --enable-priority-and-fairness (default true). */
@@ -177,13 +178,22 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
       return
     }
     let seats = 1
+    let afterwards: Afterwards | undefined
+    const maxSeats = maxSeatsOf(d.levels.get(level.name)?.limits.nominal ?? 0)
     if (info.verb === 'list' || info.verb === 'watch') {
       const kind = fastify.resources.lookup(info.apiGroup, info.apiVersion, info.resource)
-      seats = d.seatsFor(level.name, estimateSeats(info, request.url, kind?.cache.size, maxSeatsOf(d.levels.get(level.name)?.limits.nominal ?? 0)))
+      seats = d.seatsFor(level.name, estimateSeats(info, request.url, kind?.cache.size, maxSeats))
+    } else if (info.isResourceRequest && fastify.hasDecorator('watchCounts')) {
+      const estimate = estimateMutating(info, fastify.watchCounts.interested(info), maxSeats)
+      if (estimate.finalSeats > 0) {
+        // The reference reserves a request's most seats from its start (queueset's MaxSeats).
+        seats = d.seatsFor(level.name, Math.max(estimate.seats, estimate.finalSeats))
+        afterwards = { seats: Math.min(estimate.finalSeats, seats), ms: estimate.additionalMs }
+      }
     }
     metrics.estimated(level.name, schema.name, seats)
     const distinguisher = distinguisherOf(schema, digest)
-    let result = d.admit(level.name, schema.name, `${schema.name}\n${distinguisher}`, seats, waitLimitMs)
+    let result = d.admit(level.name, schema.name, `${schema.name}\n${distinguisher}`, seats, waitLimitMs, afterwards)
     if ('outcome' in result) {
       const waiting = result
       const gone = (): void => { waiting.cancel() }
@@ -193,6 +203,8 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
     }
     if (isRejection(result)) {
       if (result.rejected !== 'cancelled') logRejection(request, schema.name, level.name, distinguisher, result.rejected)
+      // The reference counts every request its filter did not serve, a cancelled wait included.
+      fastify.metrics.requestTermination(request, 429)
       throw tooManyRequests()
     }
     if (reply.raw.destroyed) { result.release(); return }
@@ -207,7 +219,7 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
     let deadline = requestTimeoutMs
     if (!longRunning && requestTimeoutMs > 0) {
       deadline = deadlineMs(requestedTimeoutMs(request.url), requestTimeoutMs)
-      request.deadlineTimer = armDeadline(request, reply, deadline)
+      request.deadlineTimer = armDeadline(request, reply, deadline, () => { fastify.metrics.requestTermination(request, 504) })
     }
     if (enabled) {
       // A request waits in its queue at most a quarter of its deadline, as the reference's.
@@ -216,7 +228,10 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
     }
     if (longRunning) return
     const release = inflight.admit(info, request.user)
-    if (release === undefined) throw tooManyRequests()
+    if (release === undefined) {
+      fastify.metrics.requestTermination(request, 429)
+      throw tooManyRequests()
+    }
     request.flowControlHold = { release }
   })
 

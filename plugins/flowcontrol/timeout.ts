@@ -69,13 +69,25 @@ export const timeoutError = (): ApiError =>
   new ApiError(504, 'Timeout', 'Timeout: request did not complete within requested timeout - context deadline exceeded', {})
 
 /**
- * Arms the deadline of one request: at `ms` after it arrived, an unanswered request gets the 504.
- * Returns the timer (cleared when the answer goes out).
+ * Arms the deadline of one request: at `ms` after it arrived, an unanswered request gets the 504,
+ * and an answer still being written (a streamed list whose reader is slow) is cut off: its
+ * connection closed (its stream reset on HTTP/2), as the reference aborts a handler that has
+ * begun its answer, so that a stalled reader holds neither the items it pins nor its socket for
+ * longer than the deadline. `terminated` counts either. Returns the timer (cleared when the
+ * answer has gone out).
  */
-export function armDeadline (request: FastifyRequest, reply: FastifyReply, ms: number): NodeJS.Timeout {
+export function armDeadline (request: FastifyRequest, reply: FastifyReply, ms: number, terminated: () => void): NodeJS.Timeout {
   const remaining = Math.max(0, ms - reply.elapsedTime)
   const timer = setTimeout(() => {
-    if (reply.sent || reply.raw.headersSent) return
+    if (reply.raw.writableEnded || reply.raw.destroyed) return
+    if (reply.raw.headersSent) {
+      request.log.info({ url: request.url, unsentBytes: reply.raw.writableLength }, 'request timed out while its answer was being written; closing it')
+      terminated()
+      reply.raw.destroy()
+      return
+    }
+    if (reply.sent) return
+    terminated()
     // The handler still runs and will try to answer: that late answer is dropped without a warning.
     reply.log = reply.log.child({}, { level: 'error' })
     request.log.info({ url: request.url }, 'request timed out')

@@ -1,7 +1,10 @@
 // How many seats a request takes (the reference's work estimator): a list one seat per hundred
 // objects it will go through, counted from the kind's cache, between one seat and the level's
 // most (15% of its nominal seats, at most ten); a watch one seat, or a list's when it starts
-// with the initial events (sendInitialEvents=true); everything else one seat.
+// with the initial events (sendInitialEvents=true); a write one seat while it runs, then, when ten
+// or more watches will be sent its event, one seat per ten of them for 5 ms more (the reference's
+// mutating work estimator: the events' fan-out is work the write causes after it is answered);
+// everything else one seat.
 import type { RequestInfo } from '../request-info.js'
 
 const OBJECTS_PER_SEAT = 100
@@ -36,4 +39,17 @@ export function estimateSeats (info: RequestInfo, url: string, stored: number | 
   else objects = 2 * limit
   const seats = Math.ceil(objects / OBJECTS_PER_SEAT)
   return Math.max(MIN_SEATS, Math.min(seats, maxSeats))
+}
+
+const WATCHES_PER_SEAT = 10
+const EVENT_ADDITIONAL_MS = 5
+const MUTATING_VERBS = new Set(['create', 'update', 'patch', 'delete'])
+
+/** What a request holds: `seats` while it runs, then `finalSeats` for `additionalMs` after it is answered. */
+export interface WorkEstimate { seats: number, finalSeats: number, additionalMs: number }
+
+/** A write's estimate from the number of watches interested in it (0 for requests that are not writes). */
+export function estimateMutating (info: RequestInfo, watches: number, maxSeats: number): WorkEstimate {
+  if (!MUTATING_VERBS.has(info.verb) || watches < WATCHES_PER_SEAT) return { seats: MIN_SEATS, finalSeats: 0, additionalMs: 0 }
+  return { seats: MIN_SEATS, finalSeats: Math.min(Math.ceil(watches / WATCHES_PER_SEAT), maxSeats), additionalMs: EVENT_ADDITIONAL_MS }
 }

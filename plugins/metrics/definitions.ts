@@ -29,6 +29,12 @@ export const METRICS = {
     stability: 'STABLE',
     labels: ['request_kind']
   },
+  requestTerminations: {
+    name: 'apiserver_request_terminations_total',
+    help: 'Number of requests which apiserver terminated in self-defense.',
+    stability: 'ALPHA',
+    labels: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code']
+  },
   longRunning: {
     name: 'apiserver_longrunning_requests',
     help: 'Long-running requests (watches) open now, by verb, group, version, resource, subresource, scope and component.',

@@ -34,6 +34,11 @@ export interface ApiserverMetrics {
   podSecurityError (fatal: boolean, operation: string, resource: string, subresource: string): void
   /** The counter a watch stream of this kind increments per event sent; look it up once per stream. */
   watchEvents (group: string, version: string, resource: string): CounterCell
+  /**
+   * A request the server ended in self-defense (apiserver_request_terminations_total): 429 when
+   * priority and fairness or the in-flight limits reject it, 504 when its deadline passes.
+   */
+  requestTermination (request: FastifyRequest, code: number): void
   /** Families another plugin records itself (API Priority and Fairness), registered under the stability rules. */
   readonly families: {
     counter (def: FamilyDefinition): CounterFamily
@@ -94,6 +99,7 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
   const podSecurityEvaluations = counter(METRICS.podSecurityEvaluations)
   const podSecurityExemptions = counter(METRICS.podSecurityExemptions)
   const podSecurityErrors = counter(METRICS.podSecurityErrors)
+  const requestTerminations = counter(METRICS.requestTerminations)
   const dbDuration = histogram(METRICS.storageRequestDuration)
   const writeBatch = histogram(METRICS.storageWriteBatch)
 
@@ -137,6 +143,11 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
     },
     requestedDeprecatedApi (group, version, resource, subresource, removedRelease) { deprecatedApis.child(group, version, resource, subresource, removedRelease).set(1) },
     watchEvents: (group, version, resource) => watchEvents.child(group, version, resource),
+    requestTermination (request, code) {
+      const info = request.requestInfo
+      const [group, version, resource, subresource] = boundedTarget(request, code)
+      requestTerminations.child(reportedVerb(info, request.method, request.headers['content-type']), group, version, resource, subresource, scopeOf(info), COMPONENT, String(code)).inc()
+    },
     families: { counter, gauge, histogram },
     podSecurityEvaluation (decision, level, version, mode, operation, resource, subresource) {
       podSecurityEvaluations.child(decision, level, version, mode, operation, resource, subresource).inc()
@@ -173,18 +184,21 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
    * number of series by asking for made-up paths.
    */
   function boundedSeries (request: FastifyRequest, code: number, verb: string, dryRun: string, scope: string): Series {
+    return addSeries([verb, dryRun, ...boundedTarget(request, code), scope])
+  }
+
+  /** group, version, resource and subresource (a non-resource request's path) as the series name them. */
+  function boundedTarget (request: FastifyRequest, code: number): [string, string, string, string] {
     const info = request.requestInfo
     if (info.isResourceRequest) {
       const store = fastify.hasDecorator('resources') ? fastify.resources.lookup(info.apiGroup, info.apiVersion, info.resource) : undefined
       const known = store !== undefined && (info.subresource === '' || store.resource.subresources[info.subresource] !== undefined)
-      return known
-        ? addSeries([verb, dryRun, info.apiGroup, info.apiVersion, info.resource, info.subresource, scope])
-        : addSeries([verb, dryRun, '', '', '', '', scope])
+      return known ? [info.apiGroup, info.apiVersion, info.resource, info.subresource] : ['', '', '', '']
     }
     const route = request.routeOptions.url
     let path = ''
     if (route !== undefined) path = (!route.includes('*') && !route.includes(':')) || code < 400 ? info.path : route
-    return addSeries([verb, dryRun, '', '', '', path, scope])
+    return ['', '', '', path]
   }
 
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {

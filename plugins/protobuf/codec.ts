@@ -9,6 +9,7 @@ import type { AnyObject } from '../../resources/define.js'
 import { RESOURCES } from '../../resources/index.js'
 import { ConversionError, fromMessage, toMessage } from './convert.js'
 import { groupPrefix, kindForms, protoPackage, SchemaMessageBuilder } from './schema-messages.js'
+import { listParts, type ListParts } from './list-stream.js'
 
 /** The magic bytes before every enveloped message. */
 export const ENVELOPE_PREFIX = Buffer.from(PROTOBUF_ENVELOPE_MAGIC)
@@ -113,6 +114,16 @@ export class ProtobufCodec {
       if (err instanceof ConversionError || err instanceof EnvelopeError) return undefined
       throw err
     }
+  }
+
+  /**
+   * A list's envelope in chunks, encoded as they are read (see list-stream.ts); undefined when the
+   * kind has no list message or an item's message cannot hold it (then the list is answered in JSON).
+   */
+  async listInChunks (apiVersion: string, listKind: string, listMeta: AnyObject, items: ReadonlyArray<{ json: string }>, chunkBytes: number): Promise<ListParts | undefined> {
+    const list = this.messageOf(apiVersion, listKind)
+    if (list === undefined) return undefined
+    return await listParts({ list, unknown: this.unknown, prefix: ENVELOPE_PREFIX }, apiVersion, listKind, listMeta, items, chunkBytes)
   }
 
   /** The typeMeta and raw message of an envelope; a missing prefix or an undecodable body throws. */

@@ -56,9 +56,11 @@ function streamOf (pieces: Iterable<string>): Readable {
     }
     if (chunk !== '') yield Buffer.from(chunk)
   }
-  // Pulled as the socket drains: at most a chunk or two are held beside the items.
-  return Readable.from(chunks(), { objectMode: false, highWaterMark: CHUNK })
+  return pulled(chunks())
 }
+
+/** Pulled as the socket drains: at most a chunk or two are held beside the items. */
+const pulled = (chunks: Iterable<Buffer>): Readable => Readable.from(chunks, { objectMode: false, highWaterMark: CHUNK })
 
 /** Whether a list answer is streamed: large, plain JSON, and not kept whole by an audit that records answers. */
 function streams (reply: FastifyReply, items: ReadonlyArray<{ json: string }>, o: EncodeOptions): boolean {
@@ -89,8 +91,8 @@ function * rowsOf (r: Resource, items: ReadonlyArray<{ json: string }>, o: Encod
   for (const item of items) yield JSON.stringify(tableRow(r, JSON.parse(item.json) as AnyObject, o.includeObject, o.repr.apiVersion))
 }
 
-/** A list, concatenating the items' stored JSON without parsing it. */
-export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json: string }>, listMeta: AnyObject, o: EncodeOptions): FastifyReply {
+/** A list, concatenating the items' stored JSON without parsing it; a streamed protobuf list once its length is known. */
+export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json: string }>, listMeta: AnyObject, o: EncodeOptions): FastifyReply | Promise<FastifyReply> {
   if (o.repr.as === 'Table') {
     if (streams(reply, items, o)) {
       // JSON.stringify without spacing composes: the rows written one by one are the same bytes.
@@ -101,13 +103,25 @@ export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json:
     return sendText(reply, 200, JSON.stringify(table(r, objs, listMeta, o.includeObject, o.repr.apiVersion)), { ...o, repr: { as: 'json' } })
   }
   if (o.repr.as === 'PartialObjectMetadata') {
-    const body = { kind: 'PartialObjectMetadataList', apiVersion: o.repr.apiVersion, metadata: listMeta, items: items.map(i => partialObjectMetadata(JSON.parse(i.json), o.repr.as === 'PartialObjectMetadata' ? o.repr.apiVersion : '')) }
+    const apiVersion = o.repr.apiVersion
+    const metadataOf = (i: { json: string }): AnyObject => partialObjectMetadata(JSON.parse(i.json), apiVersion)
+    if (streams(reply, items, o)) {
+      const empty = JSON.stringify({ kind: 'PartialObjectMetadataList', apiVersion, metadata: listMeta, items: [] })
+      return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(empty.slice(0, -2), mapped(items, i => JSON.stringify(metadataOf(i))))))
+    }
+    const body = { kind: 'PartialObjectMetadataList', apiVersion, metadata: listMeta, items: items.map(metadataOf) }
     return sendText(reply, 200, JSON.stringify(body), o)
   }
   const head = `{"kind":${JSON.stringify(r.listKind)},"apiVersion":${JSON.stringify(r.apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`
-  if (o.repr.as === 'json' && streams(reply, items, o)) {
-    return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
+  const streamed = (o.repr.as === 'json' || o.repr.as === 'protobuf') && streams(reply, items, o)
+  if (streamed && o.repr.as === 'protobuf') {
+    const mediaType = o.repr.mediaType
+    return reply.server.protobuf.listInChunks(r.apiVersion, r.listKind, listMeta, items, CHUNK).then(parts => parts === undefined
+      ? reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
+      // The length is known up front (the envelope needs it), so the answer carries it as a whole one does.
+      : reply.code(200).type(mediaType).header('content-length', parts.length).send(pulled(parts.chunks())))
   }
+  if (streamed) return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
   let json = head
   for (let i = 0; i < items.length; i++) json += (i === 0 ? '' : ',') + items[i]!.json
   json += ']}'
@@ -120,4 +134,9 @@ export const sendDocument = (reply: FastifyReply, code: number, doc: unknown, o:
 
 function * itemsJson (items: ReadonlyArray<{ json: string }>): Generator<string> {
   for (const item of items) yield item.json
+}
+
+/** Each item's text, made when its chunk is written. */
+function * mapped (items: ReadonlyArray<{ json: string }>, text: (item: { json: string }) => string): Generator<string> {
+  for (const item of items) yield text(item)
 }

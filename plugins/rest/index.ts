@@ -1,6 +1,7 @@
 // The generic REST plugin: every registered kind's endpoints under /api and /apis, each request
 // resolved to its endpoint and served by its verb's handler (dispatch.ts); kinds add themselves
 // through `fastify.resources.add` (registry.ts).
+import { WatchCounts } from '../watch-counts.js'
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { createPools, type PoolDefinition, type StoragePools } from '../../storage/value-pools.js'
@@ -37,6 +38,7 @@ export default fp(async function rest (fastify: FastifyInstance, opts: RestOptio
   // Shutdown ends the open watch streams as a client expects a watch to end: its last chunk
   // written, so it re-watches elsewhere (plugins/shutdown.ts decides when).
   fastify.decorate('endWatches', () => { for (const finish of [...watchSettings.open!]) finish() })
+  fastify.decorate('watchCounts', new WatchCounts())
   const pools = createPools(fastify.storage, opts.pools ?? [])
   fastify.decorate('pools', pools)
   const registry = createRegistry(fastify, pools, opts)

@@ -232,9 +232,14 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
 
   let handle: { stop(): void } | undefined
   const timers: NodeJS.Timeout[] = []
+  const info = request.requestInfo
+  const uncount = request.server.hasDecorator('watchCounts')
+    ? request.server.watchCounts.register({ apiGroup: info.apiGroup, resource: info.resource, namespace: info.namespace, name: info.name || info.fieldSelectorName })
+    : undefined
   function finish (): void {
     if (closed) return
     closed = true
+    uncount?.()
     settings.open?.delete(finish)
     handle?.stop()
     for (const t of timers) clearTimeout(t)

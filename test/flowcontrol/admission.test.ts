@@ -93,6 +93,8 @@ test('a full Reject level answers 429 with Retry-After; a Queue level queues, th
   assert.equal(value(metrics, 'apiserver_flowcontrol_current_inqueue_requests', { priority_level: 'tiny-queue', flow_schema: 'alice-queues' }), 1)
   assert.equal(value(metrics, 'apiserver_flowcontrol_current_executing_requests', { priority_level: 'tiny-queue', flow_schema: 'alice-queues' }), 1)
   assert.equal(value(metrics, 'apiserver_flowcontrol_rejected_requests_total', { priority_level: 'tiny-reject', flow_schema: 'bob-rejects', reason: 'concurrency-limit' }), 1)
+  // Each 429 (bob's, and alice's past the queue) is a termination in self-defense, under the request's own labels.
+  assert.equal(value(metrics, 'apiserver_request_terminations_total', { verb: 'LIST', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver', code: '429' }), 2)
   assert.equal(value(metrics, 'apiserver_flowcontrol_rejected_requests_total', { priority_level: 'tiny-queue', flow_schema: 'alice-queues', reason: 'queue-full' }), 1)
   assert.equal(value(metrics, 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 'tiny-queue' }), 1)
   aliceHeld.finish()
@@ -155,6 +157,8 @@ test('with priority and fairness disabled, the plain in-flight limits answer 429
     assert.equal(res.headers[PF_HEADERS.flowSchema], undefined)
   })
   assert.equal((await request({ method: 'GET', url: CM, as: 'alice' })).statusCode, 200)
+  const refused = samples((await request({ method: 'GET', url: '/metrics' })).body)
+  assert.ok(value(refused, 'apiserver_request_terminations_total', { verb: 'POST', resource: 'configmaps', scope: 'resource', code: '429' }) >= 1, 'the in-flight limit\'s 429s are terminations')
   assert.equal((await request({ method: 'POST', url: CM, payload: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'admins' } } })).statusCode, 201)
   held.finish()
   assert.equal((await held.done).statusCode, 201)
@@ -166,10 +170,23 @@ test('a request past its deadline is 504 Timeout; the timeout parameter shortens
   const res = await request({ method: 'POST', url: `${CM}?timeout=1ns`, payload: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'slow' } } })
   assert.equal(res.statusCode, 504)
   assert.deepEqual(res.json(), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Timeout: request did not complete within requested timeout - context deadline exceeded', reason: 'Timeout', details: {}, code: 504 })
+  const terminated = samples((await request({ method: 'GET', url: '/metrics' })).body)
+  assert.equal(value(terminated, 'apiserver_request_terminations_total', { verb: 'POST', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'resource', component: 'apiserver', code: '504' }), 1)
   const bad = await request({ method: 'GET', url: `${CM}?timeout=soon` })
   assert.equal(bad.statusCode, 400)
   assert.equal(bad.json().message, 'invalid timeout specified in the request URL - time: invalid duration "soon"')
   assert.equal((await request({ method: 'GET', url: `${CM}?timeout=30s` })).statusCode, 200)
   // A watch is long-running: its own timeoutSeconds bounds it, not the request timeout.
   assert.equal((await request({ method: 'GET', url: `${CM}?watch=1&timeoutSeconds=1&timeout=1ns` })).statusCode, 200)
+})
+
+test('the watches a write is charged for are the open watch streams of its resource', async (t) => {
+  const app = await buildTestApp(t)
+  const write = { apiGroup: '', resource: 'configmaps', namespace: 'default', name: 'x' }
+  assert.equal(app.app.watchCounts.interested(write), 0)
+  const watches = [`${CM}?watch=1&timeoutSeconds=1`, '/api/v1/configmaps?watch=1&timeoutSeconds=1', `${CM}?watch=1&timeoutSeconds=1&fieldSelector=metadata.name%3Dx`, '/api/v1/namespaces/other/configmaps?watch=1&timeoutSeconds=1']
+    .map(url => app.request({ method: 'GET', url }))
+  await eventually(() => { assert.equal(app.app.watchCounts.interested(write), 3, 'the namespace\'s, the cluster\'s and the object\'s') })
+  for (const w of await Promise.all(watches)) assert.equal(w.statusCode, 200)
+  await eventually(() => { assert.equal(app.app.watchCounts.interested(write), 0, 'uncounted when they end') })
 })

@@ -4,7 +4,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ClassificationMemo, classify, digestConfig, distinguisherOf } from '../../plugins/flowcontrol/classify.js'
 import { levelLimits } from '../../plugins/flowcontrol/dispatcher.js'
-import { estimateSeats, maxSeatsOf } from '../../plugins/flowcontrol/work-estimate.js'
+import { estimateMutating, estimateSeats, maxSeatsOf } from '../../plugins/flowcontrol/work-estimate.js'
+import { WatchCounts } from '../../plugins/watch-counts.js'
 import { parseRequestInfo } from '../../plugins/request-info.js'
 import { MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS } from '../../resources/flowcontrol-bootstrap.js'
 import type { AnyObject } from '../../resources/define.js'
@@ -136,4 +137,31 @@ test('work estimate: lists by the objects they go through, watches by their init
   assert.equal(estimateSeats(parseRequestInfo('POST', '/api/v1/namespaces/a/pods'), '/api/v1/namespaces/a/pods', 100_000, 10), 1)
   assert.equal(maxSeatsOf(49), 8)
   assert.equal(maxSeatsOf(600), 10)
+})
+
+test('work estimate: a write keeps one seat per ten interested watches for 5 ms after it is answered', () => {
+  const create = parseRequestInfo('POST', '/api/v1/namespaces/a/pods')
+  assert.deepEqual(estimateMutating(create, 9, 10), { seats: 1, finalSeats: 0, additionalMs: 0 }, 'fewer than ten watches: nothing after')
+  assert.deepEqual(estimateMutating(create, 10, 10), { seats: 1, finalSeats: 1, additionalMs: 5 })
+  assert.deepEqual(estimateMutating(create, 35, 10), { seats: 1, finalSeats: 4, additionalMs: 5 })
+  assert.deepEqual(estimateMutating(create, 5000, 7), { seats: 1, finalSeats: 7, additionalMs: 5 }, 'the level caps it')
+  assert.deepEqual(estimateMutating(parseRequestInfo('GET', '/api/v1/namespaces/a/pods/p'), 5000, 10), { seats: 1, finalSeats: 0, additionalMs: 0 }, 'reads are not writes')
+  assert.deepEqual(estimateMutating(parseRequestInfo('DELETE', '/api/v1/namespaces/a/pods'), 5000, 10), { seats: 1, finalSeats: 0, additionalMs: 0 }, 'deletecollection is not estimated, as the reference')
+})
+
+test('watch counts: a write is counted against the whole resource\'s, its namespace\'s and its object\'s watches', () => {
+  const counts = new WatchCounts()
+  const scope = (namespace: string, name: string) => ({ apiGroup: 'apps', resource: 'deployments', namespace, name })
+  const all = counts.register(scope('', ''))
+  counts.register(scope('a', ''))
+  counts.register(scope('a', ''))
+  counts.register(scope('a', 'web'))
+  counts.register(scope('b', ''))
+  counts.register({ apiGroup: '', resource: 'deployments', namespace: '', name: '' })
+  assert.equal(counts.interested(parseRequestInfo('PUT', '/apis/apps/v1/namespaces/a/deployments/web')), 4)
+  assert.equal(counts.interested(parseRequestInfo('PUT', '/apis/apps/v1/namespaces/a/deployments/db')), 3)
+  assert.equal(counts.interested(parseRequestInfo('POST', '/apis/apps/v1/namespaces/c/deployments')), 1)
+  all()
+  all()
+  assert.equal(counts.interested(parseRequestInfo('POST', '/apis/apps/v1/namespaces/c/deployments')), 0, 'uncounted once')
 })

@@ -116,3 +116,18 @@ test('waiters of a level that stops queueing are rejected, not forgotten', async
   assert.equal(d.levels.get('q')!.waiting, 0)
   running.release()
 })
+
+test('a write with watchers keeps its seats a little after it is answered, then gives them back', async () => {
+  const d = dispatcherOf(3, [level('only', 1, 0, queue(1, 1, 10), 0)])
+  const seats = d.levels.get('only')!.limits.nominal
+  const write = grant(d.admit('only', 's', 'f', seats, 1000, { seats, ms: 30 }))
+  write.release()
+  assert.equal(d.levels.get('only')!.inUseSeats, seats, 'held after the answer, for the events it causes')
+  const next = d.admit('only', 's', 'f', 1, 1000)
+  assert.ok('outcome' in next, 'the next request waits')
+  const got = await next.outcome
+  assert.ok(isGrant(got))
+  assert.equal(d.levels.get('only')!.inUseSeats, 1)
+  got.release()
+  await eventually(() => { assert.equal(d.levels.get('only')!.inUseSeats, 0) })
+})
