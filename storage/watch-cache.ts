@@ -180,7 +180,7 @@ class Cache implements WatchCache {
   private fillDone: Promise<void>
   private settleFill?: { resolve: () => void, reject: (err: unknown) => void }
   private filled = false
-  readonly objects = new Map<string, CachedObject>()
+  objects = new Map<string, CachedObject>()
   readonly keys = new SortedKeys()
   /** The states at past revisions that continue pages were read at, most recently used last. */
   private pasts: PastState[] = []
@@ -217,20 +217,24 @@ class Cache implements WatchCache {
 
   async fill (): Promise<void> {
     try {
-      const page = await this.storage.list({ prefix: this.prefix })
-      this.objects.clear()
+      // Taken in a page at a time (the store reads the next meanwhile), into a map of its own:
+      // reads go on answering from the old state until the new one is complete.
+      const objects = new Map<string, CachedObject>()
       const keys: string[] = []
-      for (const item of page.items) {
-        this.objects.set(item.key, new Entry(item.key, item.revision, this.transform(item.json), this.parse))
-        keys.push(item.key)
-      }
+      const revision = await this.storage.scan(this.prefix, (items) => {
+        for (const item of items) {
+          objects.set(item.key, new Entry(item.key, item.revision, this.transform(item.json), this.parse))
+          keys.push(item.key)
+        }
+      })
+      this.objects = objects
       this.keys.reset(keys)
       this.pasts = []
       this.labels = undefined
-      this.revision = page.revision
+      this.revision = revision
       this.events = []
       this.head = 0
-      this.windowStart = page.revision
+      this.windowStart = revision
       const held = this.heldLog ?? []
       this.heldLog = undefined
       this.filled = true
