@@ -97,12 +97,6 @@ export interface Storage {
    */
   list (opts: RangeOptions): Promise<ListPage>
   /**
-   * Every object under `prefix` at the newest revision, handed to `onItems` in key order a batch
-   * at a time (one snapshot throughout), so that no answer holds the whole range at once: what
-   * a watch cache fills from. Resolves with the revision read at.
-   */
-  scan (prefix: string, onItems: (items: StoredObject[]) => void): Promise<number>
-  /**
    * Applies one write. Concurrent calls are batched into one transaction (group commit); each
    * keeps its own precondition and result. Stamps `metadata.resourceVersion` with the new
    * revision. Throws KeyExists, NotFound or Conflict, decided in the database.

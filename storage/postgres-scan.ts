@@ -29,7 +29,6 @@ export async function scanNewest (pool: pg.Pool, prefix: string, onItems: (items
     await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY')
     const revision = (await client.query<{ value: number }>({ name: 'scan-revision', text: 'SELECT value FROM revision' })).rows[0]!.value
     const page = (after: string): Promise<pg.QueryResult<{ key: string, revision: number, value: string }>> => client.query({
-      name: 'scan-page',
       text: 'SELECT key, revision, value FROM objects WHERE key >= $1 AND key > $2 AND ($3::text IS NULL OR key < $3) ORDER BY key LIMIT $4',
       values: [lo, after, hi ?? null, SCAN_PAGE]
     })

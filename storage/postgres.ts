@@ -10,7 +10,6 @@ import {
   StorageError, type StoredObject, type WriteOp
 } from './interface.js'
 import { LogReader, type LogSource } from './log-reader.js'
-import { keyRange, scanNewest } from './postgres-scan.js'
 import { REVISION_PLACEHOLDER, SCHEMA_LOCK_ID, SCHEMA_SQL } from './schema.js'
 
 export interface PostgresStorageOptions {
@@ -223,10 +222,6 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
 
     list (range) {
       return range.revision === undefined ? listNewest(range) : listAt(range, range.revision)
-    },
-
-    scan (prefix, onItems) {
-      return scanNewest(pool, prefix, onItems, observer).catch((err: unknown) => { throw translate(err) })
     },
 
     write (op) {
@@ -456,6 +451,15 @@ function preconditionError (code: string, op: WriteOp, current: number): Storage
       return new StorageError('Conflict', op.key,
         `${op.key}: expected revision ${op.type === 'create' ? 0 : op.expectRevision}, current is ${current}`, current)
   }
+}
+
+/** [lower bound, exclusive upper bound]: the prefix with its last character incremented. */
+function keyRange (prefix: string): [string, string | undefined] {
+  const chars = Array.from(prefix)
+  if (chars.length === 0) return ['', undefined]
+  let next = chars[chars.length - 1].codePointAt(0)! + 1
+  if (next === 0xd800) next = 0xe000
+  return [prefix, chars.slice(0, -1).join('') + String.fromCodePoint(next)]
 }
 
 function rangeParams (lo: string, after: string | undefined, limit: number | undefined, hi: string | undefined): unknown[] {

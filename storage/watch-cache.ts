@@ -180,7 +180,7 @@ class Cache implements WatchCache {
   private fillDone: Promise<void>
   private settleFill?: { resolve: () => void, reject: (err: unknown) => void }
   private filled = false
-  objects = new Map<string, CachedObject>()
+  readonly objects = new Map<string, CachedObject>()
   readonly keys = new SortedKeys()
   /** The states at past revisions that continue pages were read at, most recently used last. */
   private pasts: PastState[] = []
@@ -217,24 +217,20 @@ class Cache implements WatchCache {
 
   async fill (): Promise<void> {
     try {
-      // Taken in a page at a time (the store reads the next meanwhile), into a map of its own:
-      // reads go on answering from the old state until the new one is complete.
-      const objects = new Map<string, CachedObject>()
+      const page = await this.storage.list({ prefix: this.prefix })
+      this.objects.clear()
       const keys: string[] = []
-      const revision = await this.storage.scan(this.prefix, (items) => {
-        for (const item of items) {
-          objects.set(item.key, new Entry(item.key, item.revision, this.transform(item.json), this.parse))
-          keys.push(item.key)
-        }
-      })
-      this.objects = objects
+      for (const item of page.items) {
+        this.objects.set(item.key, new Entry(item.key, item.revision, this.transform(item.json), this.parse))
+        keys.push(item.key)
+      }
       this.keys.reset(keys)
       this.pasts = []
       this.labels = undefined
-      this.revision = revision
+      this.revision = page.revision
       this.events = []
       this.head = 0
-      this.windowStart = revision
+      this.windowStart = page.revision
       const held = this.heldLog ?? []
       this.heldLog = undefined
       this.filled = true
