@@ -1,7 +1,7 @@
 // The benchmark's flags: every workload's duration and concurrency, with defaults that finish
 // the suite in under five minutes on two cores.
 
-export const WORKLOADS = ['create', 'custom', 'webhook', 'policy', 'get', 'list', 'paged', 'big-lists', 'watch', 'update', 'apply', 'hostile', 'fairness', 'memory', 'owned', 'startup'] as const
+export const WORKLOADS = ['create', 'custom', 'webhook', 'policy', 'get', 'list', 'paged', 'big-lists', 'watch', 'update', 'apply', 'hostile', 'fairness', 'memory', 'owned', 'rest', 'startup'] as const
 export type Workload = typeof WORKLOADS[number]
 
 export interface BenchFlags {
@@ -32,6 +32,8 @@ export interface BenchFlags {
   applyDuration: number
   applyConcurrency: number
   memoryObjects: number
+  /** ConfigMaps (in 100 namespaces) of the rest and startup workloads' own server. */
+  objects: number
   /** Times each hostile input and its benign twin are sent; the least of each kind's slowest /readyz answers counts. */
   hostileRounds: number
   /** The fairness workload: seconds of trickle unloaded, then under the flood; the flood's clients. */
@@ -71,6 +73,7 @@ export const DEFAULTS: BenchFlags = {
   applyDuration: 10,
   applyConcurrency: 64,
   memoryObjects: 100_000,
+  objects: 20_000,
   hostileRounds: 3,
   fairnessDuration: 10,
   fairnessConcurrency: 48,
@@ -80,10 +83,11 @@ export const DEFAULTS: BenchFlags = {
 }
 
 const HELP = `usage: npm run bench -- [flags]
-  --only create,webhook,policy,get,list,paged,big-lists,watch,update,apply,hostile,fairness,memory,owned,startup   workloads to run (default: all; owned: half as many
-                             ConfigMaps again as --memory-objects, each with an owner reference, on top of memory's)
+  --only create,webhook,policy,get,list,paged,big-lists,watch,update,apply,hostile,fairness,memory,owned,rest,startup   workloads to run (default: all; owned: half as many
+                             ConfigMaps again as --memory-objects, each with an owner reference, on top of memory's; rest and startup
+                             run a server and database of their own, filled with --objects ConfigMaps)
   --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds});
-                             each create round leaves its objects, so memory and start-up then run on more than --memory-objects
+                             each create round leaves its objects, so memory then runs on more than --memory-objects
   --payload-bytes N          ConfigMap size (${DEFAULTS.payloadBytes})
   --warmup S                 unmeasured load before each throughput figure and its ceiling (${DEFAULTS.warmup} s)
   --create-duration S        --create-concurrency N   (${DEFAULTS.createDuration} s, ${DEFAULTS.createConcurrency}; the etcd and PostgreSQL ceilings use the same)
@@ -98,6 +102,8 @@ const HELP = `usage: npm run bench -- [flags]
   --hot-duration S           --hot-concurrency N      (${DEFAULTS.hotDuration} s, ${DEFAULTS.hotConcurrency})
   --apply-duration S         --apply-concurrency N    (${DEFAULTS.applyDuration} s, ${DEFAULTS.applyConcurrency}; creates of the same run are its ceiling)
   --memory-objects N         ConfigMaps cached before RSS is read (${DEFAULTS.memoryObjects})
+  --objects N                ConfigMaps in 100 namespaces for rest (RSS at rest beside the live JSON) and startup (a restart to
+                             /readyz beside starting PostgreSQL and reading the same rows) (${DEFAULTS.objects}; the issue's figure: 100000)
   --hostile-rounds N         each hostile input and its benign twin sent N times, with /readyz probed (${DEFAULTS.hostileRounds})
   --fairness-duration S      --fairness-concurrency N (${DEFAULTS.fairnessDuration} s, ${DEFAULTS.fairnessConcurrency}; one user's gets alone, then beside
                              another user's lists and creates from N clients, each user in a priority level of its own)

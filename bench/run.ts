@@ -6,9 +6,10 @@ import { cpus, tmpdir, totalmem } from 'node:os'
 import { join, resolve } from 'node:path'
 import { spawn } from 'node:child_process'
 import pg from 'pg'
-import { Pool } from 'undici'
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../storage/embedded.js'
 import { startServer, type RunningServer } from './apiserver.js'
+import { runAtScale } from './at-scale.js'
+import { api, configMapBytes, countConfigMaps, ensure } from './client.js'
 import { startEtcd } from './ceilings/etcd.js'
 import { commandCpuMs, commandWaitMs, cpuDuring, machineCpuMs, perRequest, processCpuMs, processWaitMs, splitWaits, waitReaders } from './cpu.js'
 import { parseBenchFlags, type BenchFlags, type Workload } from './flags.js'
@@ -78,44 +79,6 @@ async function provideDatabase (flags: BenchFlags, dataDir: string): Promise<{ u
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) }
 }
 
-async function api (target: Target, method: string, path: string, body?: string): Promise<{ status: number, body: string }> {
-  const pool = new Pool(target.origin, { connections: 1, connect: { ca: target.ca, cert: target.cert, key: target.key } })
-  try {
-    const res = await pool.request({ method: method as 'GET', path, body, headers: body === undefined ? {} : { 'content-type': 'application/json' } })
-    return { status: res.statusCode, body: await res.body.text() }
-  } finally {
-    await pool.close()
-  }
-}
-
-async function ensure (target: Target, method: string, path: string, body: string, okCodes = [200, 201, 409]): Promise<string> {
-  const res = await api(target, method, path, body)
-  if (!okCodes.includes(res.status)) throw new Error(`${method} ${path}: ${res.status} ${res.body.slice(0, 300)}`)
-  return res.body
-}
-
-async function countConfigMaps (target: Target, cached = true): Promise<number> {
-  const res = await api(target, 'GET', `/api/v1/configmaps?limit=1${cached ? '&resourceVersion=0' : ''}`)
-  const doc = JSON.parse(res.body) as { items: unknown[], metadata: { remainingItemCount?: number } }
-  return doc.items.length + (doc.metadata.remainingItemCount ?? 0)
-}
-
-/** The byte size of every cached ConfigMap's stored JSON, read page by page. */
-async function configMapBytes (target: Target): Promise<{ objects: number, bytes: number }> {
-  let objects = 0
-  let bytes = 0
-  let token = ''
-  do {
-    const res = await api(target, 'GET', `/api/v1/configmaps?limit=5000${token === '' ? '' : `&continue=${encodeURIComponent(token)}`}`)
-    if (res.status !== 200) throw new Error(`LIST configmaps: ${res.status} ${res.body.slice(0, 300)}`)
-    const doc = JSON.parse(res.body) as { items: unknown[], metadata: { continue?: string } }
-    for (const item of doc.items) bytes += Buffer.byteLength(JSON.stringify(item))
-    objects += doc.items.length
-    token = doc.metadata.continue ?? ''
-  } while (token !== '')
-  return { objects, bytes }
-}
-
 /** A note listing each round's ratio, beside the median the table shows. */
 function byRound<T> (what: string, rounds: T[], ratio: (r: T) => number): string {
   return `${what} by round: ${rounds.map(r => `${ratio(r).toFixed(2)}x`).join(', ')} (the median is in the table)`
@@ -154,9 +117,6 @@ async function main (): Promise<void> {
   const db = await provideDatabase(flags, dataDir)
   log(`database: ${flags.databaseUrl === undefined ? 'embedded PostgreSQL' : 'fresh database on DATABASE_URL'}; work directory ${workDir}`)
   let server: RunningServer | undefined
-  let databaseStopped = false
-  /** The cached ConfigMaps' JSON size, once the memory workload has read it. */
-  let memoryBytes: number | undefined
   try {
     server = await startServer({ dataDir, port: await freePort(), storageUrl: db.url, cpuProfDir: profDir, nodeArgs: flags.serverNodeArgs })
     const running = server
@@ -582,7 +542,6 @@ async function main (): Promise<void> {
       const template = await ensure(t, 'POST', `/api/v1/namespaces/${NS.memory}/configmaps`, configMapBody('template', bytes))
       const { rss, samples, size } = await fillAndMeasure(NS.memory, template, flags.memoryObjects)
       raw.memory = { rssBytes: rss, rssSamples: samples, ...size }
-      memoryBytes = size.bytes
       rows.push({ workload: `memory ${size.objects} objects`, figure: `RSS ${mib(rss)}`, ceiling: `JSON ${mib(size.bytes)}`, ratio: rss / size.bytes, target: '<= 3x', pass: rss <= 3 * size.bytes })
     })
 
@@ -597,42 +556,18 @@ async function main (): Promise<void> {
       const owned = Math.ceil(flags.memoryObjects / 2)
       const { rss, samples, size } = await fillAndMeasure(NS.owned, template, (await countConfigMaps(t)) + owned)
       raw.owned = { rssBytes: rss, rssSamples: samples, owned, ...size }
-      memoryBytes = size.bytes
       rows.push({ workload: `memory ${size.objects} objects, ${owned} with an owner`, figure: `RSS ${mib(rss)}`, ceiling: `JSON ${mib(size.bytes)}`, ratio: rss / size.bytes, target: '<= 3x', pass: rss <= 3 * size.bytes })
     })
 
-    if (runs('startup')) await attempt('startup', async () => {
-      const objects = await countConfigMaps(t)
-      await server!.stop()
+    // A server and database of their own: what earlier workloads left behind counts in neither figure.
+    if (runs('rest') || runs('startup')) {
+      await server.stop()
       server = undefined
-      databaseStopped = true
-      await db.embedded?.stop()
-      // The server as `npm start` runs it (build included): its own embedded PostgreSQL on an existing data
-      // directory; one with nothing but the server's own objects, initialised by a first start,
-      // and (with the embedded database) the benchmark's own, with every object written above.
-      const timed = async (dir: string, what: string, count: number): Promise<void> => {
-        log(`start-up: npm start on ${what}`)
-        const s = await startServer({ dataDir: dir, port: await freePort(), cpuProfDir: profDir })
-        // Just started and filled from the database: the cache's own cost, without what earlier
-        // workloads left on the heap.
-        const rss = s.rssBytes()
-        await s.stop()
-        ;(raw.startup as unknown[]).push({ data: what, readyMs: s.readyMs, configMaps: count, rssBytes: rss })
-        rows.push({ workload: `start-up, ${count} ConfigMaps`, figure: `${round(s.readyMs)} ms to /readyz`, target: '<= 3000 ms', pass: s.readyMs <= 3000 })
-        if (count > 0 && memoryBytes !== undefined) {
-          rows.push({ workload: `memory after restart, ${count} objects`, figure: `RSS ${mib(rss)}`, ceiling: `JSON ${mib(memoryBytes)}`, ratio: rss / memoryBytes, target: '<= 3x', pass: rss <= 3 * memoryBytes })
-        }
-      }
-      raw.startup = []
-      const small = join(workDir, 'startup')
-      mkdirSync(small)
-      await (await startServer({ dataDir: small, port: await freePort() })).stop()
-      await timed(small, 'a data directory with no objects of its own', 0)
-      if (db.embedded !== undefined) await timed(dataDir, 'the benchmark\'s data directory', objects)
-    })
+      await attempt(runs('rest') ? 'rest' : 'startup', () => runAtScale({ flags, workDir, rows, raw, log, profDir }, { rest: runs('rest'), startup: runs('startup') }))
+    }
   } finally {
     await server?.stop()
-    if (!databaseStopped) await db.embedded?.stop().catch((err: unknown) => log(`stopping PostgreSQL failed: ${(err as Error).message}`))
+    await db.embedded?.stop().catch((err: unknown) => log(`stopping PostgreSQL failed: ${(err as Error).message}`))
     await db.drop().catch((err: unknown) => log(`dropping the benchmark database failed: ${(err as Error).message}`))
     if (!flags.keep) rmSync(workDir, { recursive: true, force: true })
   }

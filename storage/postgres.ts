@@ -101,7 +101,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     // Connected now, so the first write and the first log read pay no connection set-up.
     await Promise.all([query('connect', writePool, 'SELECT 1'), query('connect', writePool, 'SELECT 1'), query('connect', logPool, 'SELECT 1')])
   } catch (err) {
-    await Promise.all([pool.end(), writePool.end(), logPool.end()])
+    await Promise.all([endPool(pool), endPool(writePool), endPool(logPool)])
     throw err
   }
 
@@ -287,7 +287,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       closed = true
       await batcher.drain()
       await reader.close()
-      await Promise.all([pool.end(), writePool.end(), logPool.end()])
+      await Promise.all([endPool(pool), endPool(writePool), endPool(logPool)])
     }
   }
 
@@ -389,6 +389,30 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       }
     }
   }
+}
+
+/** How long close() waits for the database to acknowledge a connection's end. */
+const END_TIMEOUT_MS = 2000
+
+/**
+ * Ends a pool once each of its connections is closed. pg's Pool.end() resolves as soon as it has
+ * asked every idle connection to end, before the sockets close: a database stopped right after
+ * (the embedded PostgreSQL, on a clean stop) then terminates connections still open, and the
+ * pool reports each as a failed idle connection. Each connection's 'remove' comes once its
+ * socket has closed.
+ */
+async function endPool (p: pg.Pool): Promise<void> {
+  const open = p.totalCount
+  let removed = 0
+  let timer: NodeJS.Timeout | undefined
+  const closed = new Promise<void>((resolve) => {
+    if (open === 0) return resolve()
+    p.on('remove', () => { if (++removed >= open) resolve() })
+    timer = setTimeout(resolve, END_TIMEOUT_MS)
+  })
+  await p.end()
+  await closed
+  clearTimeout(timer)
 }
 
 interface PendingWrite { op: WriteOp, json: string }

@@ -98,6 +98,24 @@ describe('postgres storage', () => {
     assert.deepEqual((await client.query('SELECT revision, type FROM events')).rows, [{ revision: '1', type: 'ADDED' }])
   })
 
+  it('holds no connection once close() resolves, so a database stopped right after ends none of them', async (t) => {
+    const db = await testDatabase(t)
+    const name = `close-${process.pid}-${Date.now()}`
+    const url = new URL(db.url)
+    url.searchParams.set('application_name', name)
+    const s = await createPostgresStorage({ url: url.toString(), minRetain: 0 })
+    // Reads in parallel open several pooled connections; a write and a subscription use their own.
+    await Promise.all(Array.from({ length: 6 }, (_, i) => s.get(key('ns', `x${i}`))))
+    await s.write({ type: 'create', key: key('ns', 'a'), value: configMap('ns', 'a') })
+    const stop = s.subscribe(0, () => {})
+    const admin = await connect(t, db.url)
+    const open = async (): Promise<number> => Number((await admin.query('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [name])).rows[0].n)
+    assert.ok(await open() > 1)
+    stop()
+    await s.close()
+    assert.equal(await open(), 0)
+  })
+
   it('uses the index for prefix ranges', async (t) => {
     const db = await testDatabase(t)
     await db.open()
