@@ -72,10 +72,10 @@ describe('ExtendedResourceToleration', () => {
 })
 
 describe('the admission chain', () => {
-  it('has the spec\'s default set, and ValidatingAdmissionPolicy as the reference has it (issue 34)', () => {
+  it('has the spec\'s default set, and both admission policy plugins as the reference has them (issue 34)', () => {
     assert.deepEqual([...DEFAULT_ENABLED].sort(), [
       'CertificateApproval', 'CertificateSigning', 'CertificateSubjectRestriction', 'DefaultIngressClass', 'DefaultStorageClass',
-      'DefaultTolerationSeconds', 'LimitRanger', 'MutatingAdmissionWebhook', 'NamespaceLifecycle', 'PersistentVolumeClaimResize',
+      'DefaultTolerationSeconds', 'LimitRanger', 'MutatingAdmissionPolicy', 'MutatingAdmissionWebhook', 'NamespaceLifecycle', 'PersistentVolumeClaimResize',
       'PodSecurity', 'Priority', 'ResourceQuota', 'RuntimeClass', 'ServiceAccount', 'StorageObjectInUseProtection',
       'TaintNodesByCondition', 'ValidatingAdmissionPolicy', 'ValidatingAdmissionWebhook'
     ])
