@@ -8,8 +8,8 @@ import type { FieldError } from './status.js'
 import { AtomicList, LABEL_SELECTOR_FIELDS, LabelSelector, validateLabelSelector } from './core-types.js'
 import { inlined, keepZero, message } from './protobuf.js'
 import { dns1035LabelProblems, dnsSubdomainProblems, invalidEach, pathSegmentProblems } from './validation.js'
-import { MATCH_POLICIES, RuleWithOperations, notSupported, validateRule } from './webhook-configuration.js'
-import { expressionProblems, isCelIdentifier, type ExpressionScope } from './cel-expressions.js'
+import { FAILURE_POLICIES, MATCH_POLICIES, RuleWithOperations, notSupported, validateRule } from './webhook-configuration.js'
+import { expressionProblems, isCelIdentifier, validateMatchConditions, type ExpressionScope } from './cel-expressions.js'
 
 const opt = Type.Optional
 const struct = { additionalProperties: false }
@@ -173,5 +173,44 @@ export function validateMutableOperations (mr: Obj | undefined | null, field: st
       if (!MUTABLE_OPERATIONS.includes(op)) errors.push(notSupported(field, op, MUTABLE_OPERATIONS))
     }
   }
+  return errors
+}
+
+/**
+ * What both policy kinds' specs validate alike: failurePolicy, paramKind, matchConstraints with
+ * at least one rule (the kinds whose objects the policy sees), matchConditions and variables.
+ * `checkMatchConditions` false on an update that keeps paramKind and matchConditions: stored
+ * conditions are not compiled again, as the reference. Returns the scope the kind's own
+ * expressions compile in.
+ */
+export function validatePolicySpec (spec: Obj, checkMatchConditions: boolean): { errors: FieldError[], scope: ExpressionScope, withParams: boolean } {
+  const errors: FieldError[] = []
+  if (spec.failurePolicy === undefined || spec.failurePolicy === null) errors.push({ type: 'Required', field: 'spec.failurePolicy' })
+  else if (!FAILURE_POLICIES.includes(spec.failurePolicy)) errors.push(notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES))
+  const withParams = spec.paramKind !== undefined && spec.paramKind !== null
+  if (withParams) errors.push(...validateParamKind(spec.paramKind, 'spec.paramKind'))
+  if (spec.matchConstraints === undefined || spec.matchConstraints === null) errors.push({ type: 'Required', field: 'spec.matchConstraints' })
+  else {
+    errors.push(...validateMatchResources(spec.matchConstraints, 'spec.matchConstraints'))
+    if ((spec.matchConstraints.resourceRules ?? []).length === 0) errors.push({ type: 'Required', field: 'spec.matchConstraints.resourceRules' })
+  }
+  if (checkMatchConditions) errors.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', { params: withParams, authorizer: true }))
+  const scope: ExpressionScope = { params: withParams, authorizer: true, variables: (spec.variables ?? []).length > 0 }
+  errors.push(...validateVariables(spec.variables, 'spec.variables', scope))
+  return { errors, scope, withParams }
+}
+
+/**
+ * What both binding kinds' specs validate alike: the policy's name, paramRef and matchResources
+ * (reported at `matchResourcesField`: the validating binding's path carries the reference's own
+ * spelling, "matchResouces").
+ */
+export function validateBindingSpec (spec: Obj, matchResourcesField: string): FieldError[] {
+  const name = String(spec.policyName ?? '')
+  const errors: FieldError[] = name === ''
+    ? [{ type: 'Required', field: 'spec.policyName' }]
+    : invalidEach('spec.policyName', name, dnsSubdomainProblems(name))
+  errors.push(...validateParamRef(spec.paramRef, 'spec.paramRef'))
+  errors.push(...validateMatchResources(spec.matchResources, matchResourcesField))
   return errors
 }

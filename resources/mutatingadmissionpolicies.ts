@@ -10,9 +10,9 @@ import { AGE_COLUMN, objectSchema } from './meta.js'
 import { AtomicList } from './core-types.js'
 import { GROUPS } from './naming.js'
 import { keepZero, message } from './protobuf.js'
-import { MatchResources, ParamKind, Variable, validateMatchResources, validateMutableOperations, validateParamKind, validateVariables } from './admission-policy.js'
-import { MatchConditions, expressionProblems, validateMatchConditions, type ExpressionResult, type ExpressionScope } from './cel-expressions.js'
-import { FAILURE_POLICIES, REINVOCATION_POLICIES, notSupported } from './webhook-configuration.js'
+import { MatchResources, ParamKind, Variable, validateMutableOperations, validatePolicySpec } from './admission-policy.js'
+import { MatchConditions, expressionProblems, type ExpressionResult, type ExpressionScope } from './cel-expressions.js'
+import { REINVOCATION_POLICIES, notSupported } from './webhook-configuration.js'
 
 const opt = Type.Optional
 const struct = { additionalProperties: false }
@@ -73,21 +73,10 @@ function validateMutation (m: Obj, field: string, scope: ExpressionScope): Field
  */
 function validateSpec (p: Obj, checkMatchConditions: boolean): FieldError[] {
   const spec: Obj = p.spec ?? {}
-  const errors: FieldError[] = []
-  if (spec.failurePolicy === undefined || spec.failurePolicy === null) errors.push({ type: 'Required', field: 'spec.failurePolicy' })
-  else if (!FAILURE_POLICIES.includes(spec.failurePolicy)) errors.push(notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES))
-  const withParams = spec.paramKind !== undefined && spec.paramKind !== null
-  if (withParams) errors.push(...validateParamKind(spec.paramKind, 'spec.paramKind'))
-  if (spec.matchConstraints === undefined || spec.matchConstraints === null) errors.push({ type: 'Required', field: 'spec.matchConstraints' })
-  else {
-    errors.push(...validateMatchResources(spec.matchConstraints, 'spec.matchConstraints'))
-    // At least one rule: the rules say which kinds' objects the mutations change.
-    if ((spec.matchConstraints.resourceRules ?? []).length === 0) errors.push({ type: 'Required', field: 'spec.matchConstraints.resourceRules' })
+  const { errors, scope } = validatePolicySpec(spec, checkMatchConditions)
+  if (spec.matchConstraints !== undefined && spec.matchConstraints !== null) {
     errors.push(...validateMutableOperations(spec.matchConstraints, 'spec.matchConstraints.resourceRules.operations'))
   }
-  if (checkMatchConditions) errors.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', { params: withParams, authorizer: true }))
-  const scope: ExpressionScope = { params: withParams, authorizer: true, variables: (spec.variables ?? []).length > 0 }
-  errors.push(...validateVariables(spec.variables, 'spec.variables', scope))
   const mutations: Obj[] = spec.mutations ?? []
   if (mutations.length === 0) errors.push({ type: 'Required', field: 'spec.mutations', detail: 'mutations must contain at least one item' })
   mutations.forEach((m, i) => errors.push(...validateMutation(m ?? {}, `spec.mutations[${i}]`, scope)))

@@ -7,8 +7,7 @@ import { defineResource, type AnyObject } from './define.js'
 import { AGE_COLUMN, objectSchema } from './meta.js'
 import { GROUPS } from './naming.js'
 import { keepZero, message } from './protobuf.js'
-import { dnsSubdomainProblems, invalidEach } from './validation.js'
-import { MatchResources, ParamRef, validateMatchResources, validateMutableOperations, validateParamRef } from './admission-policy.js'
+import { MatchResources, ParamRef, validateBindingSpec, validateMutableOperations } from './admission-policy.js'
 
 const opt = Type.Optional
 
@@ -22,12 +21,7 @@ const schema = objectSchema(`${GROUPS.admissionregistration}/v1alpha1`, 'Mutatin
 
 function validate (b: AnyObject) {
   const spec = b.spec ?? {}
-  const name = String(spec.policyName ?? '')
-  const errors = name === ''
-    ? [{ type: 'Required' as const, field: 'spec.policyName' }]
-    : invalidEach('spec.policyName', name, dnsSubdomainProblems(name))
-  errors.push(...validateParamRef(spec.paramRef, 'spec.paramRef'))
-  errors.push(...validateMatchResources(spec.matchResources, 'spec.matchResources'))
+  const errors = validateBindingSpec(spec, 'spec.matchResources')
   errors.push(...validateMutableOperations(spec.matchResources, 'spec.matchResources.resourceRules.operations'))
   return errors
 }

@@ -9,9 +9,9 @@ import { AtomicList, MapList } from './core-types.js'
 import { GROUPS } from './naming.js'
 import { keepZero, message } from './protobuf.js'
 import { invalidEach, qualifiedNameProblems } from './validation.js'
-import { MatchResources, ParamKind, Variable, validateMatchResources, validateParamKind, validateVariables } from './admission-policy.js'
-import { MatchConditions, expressionProblems, validateMatchConditions, type ExpressionScope } from './cel-expressions.js'
-import { FAILURE_POLICIES, notSupported } from './webhook-configuration.js'
+import { MatchResources, ParamKind, Variable, validatePolicySpec } from './admission-policy.js'
+import { MatchConditions, expressionProblems, type ExpressionScope } from './cel-expressions.js'
+import { notSupported } from './webhook-configuration.js'
 import { MetaCondition, validateMetaConditions } from './poddisruptionbudgets.js'
 
 const opt = Type.Optional
@@ -95,20 +95,7 @@ function validateAuditAnnotation (a: Obj, field: string, policyName: string, sco
  */
 function validateSpec (p: Obj, checkMatchConditions: boolean): FieldError[] {
   const spec: Obj = p.spec ?? {}
-  const errors: FieldError[] = []
-  if (spec.failurePolicy === undefined || spec.failurePolicy === null) errors.push({ type: 'Required', field: 'spec.failurePolicy' })
-  else if (!FAILURE_POLICIES.includes(spec.failurePolicy)) errors.push(notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES))
-  const withParams = spec.paramKind !== undefined && spec.paramKind !== null
-  if (withParams) errors.push(...validateParamKind(spec.paramKind, 'spec.paramKind'))
-  if (spec.matchConstraints === undefined || spec.matchConstraints === null) errors.push({ type: 'Required', field: 'spec.matchConstraints' })
-  else {
-    errors.push(...validateMatchResources(spec.matchConstraints, 'spec.matchConstraints'))
-    // At least one rule: the rules say which kinds' objects the expressions see.
-    if ((spec.matchConstraints.resourceRules ?? []).length === 0) errors.push({ type: 'Required', field: 'spec.matchConstraints.resourceRules' })
-  }
-  if (checkMatchConditions) errors.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', { params: withParams, authorizer: true }))
-  const scope: ExpressionScope = { params: withParams, authorizer: true, variables: (spec.variables ?? []).length > 0 }
-  errors.push(...validateVariables(spec.variables, 'spec.variables', scope))
+  const { errors, scope, withParams } = validatePolicySpec(spec, checkMatchConditions)
   const validations: Obj[] = spec.validations ?? []
   const annotations: Obj[] = spec.auditAnnotations ?? []
   if (validations.length === 0 && annotations.length === 0) {

@@ -8,8 +8,7 @@ import { AGE_COLUMN, objectSchema } from './meta.js'
 import { SetList } from './core-types.js'
 import { GROUPS } from './naming.js'
 import { keepZero, message } from './protobuf.js'
-import { dnsSubdomainProblems, invalidEach } from './validation.js'
-import { MatchResources, ParamRef, validateMatchResources, validateParamRef, validateValidationActions } from './admission-policy.js'
+import { MatchResources, ParamRef, validateBindingSpec, validateValidationActions } from './admission-policy.js'
 
 const opt = Type.Optional
 
@@ -24,13 +23,7 @@ const schema = objectSchema(`${GROUPS.admissionregistration}/v1`, 'ValidatingAdm
 
 function validate (b: AnyObject) {
   const spec = b.spec ?? {}
-  const name = String(spec.policyName ?? '')
-  const errors = name === ''
-    ? [{ type: 'Required' as const, field: 'spec.policyName' }]
-    : invalidEach('spec.policyName', name, dnsSubdomainProblems(name))
-  errors.push(...validateParamRef(spec.paramRef, 'spec.paramRef'))
-  // "matchResouces": the reference's own spelling of the path.
-  errors.push(...validateMatchResources(spec.matchResources, 'spec.matchResouces'))
+  const errors = validateBindingSpec(spec, 'spec.matchResouces')
   errors.push(...validateValidationActions(spec.validationActions, 'spec.validationActions'))
   return errors
 }
