@@ -22,13 +22,15 @@ const FC = '/apis/flowcontrol.apiserver.svc.io/v1'
 
 type Api = (method: string, path: string, body: string, okCodes?: number[]) => Promise<string>
 
-const level = (name: string, shares: number, queueLengthLimit: number): string => JSON.stringify({
+/** A limited level of `shares` seats that queues (no lending, no borrowing): the flood's or the trickle's own. */
+export const queuedLevel = (name: string, shares: number, queues: number, queueLengthLimit: number): object => ({
   apiVersion: 'flowcontrol.apiserver.svc.io/v1',
   kind: 'PriorityLevelConfiguration',
   metadata: { name },
-  spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing: { queues: 4, handSize: 1, queueLengthLimit } } } }
+  spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing: { queues, handSize: 1, queueLengthLimit } } } }
 })
-const schema = (name: string, user: string, levelName: string): string => JSON.stringify({
+/** A FlowSchema sending every request of one user to `levelName`, flows by user. */
+export const userFlowSchema = (name: string, user: string, levelName: string): object => ({
   apiVersion: 'flowcontrol.apiserver.svc.io/v1',
   kind: 'FlowSchema',
   metadata: { name },
@@ -50,10 +52,10 @@ export async function setUpFairness (ensure: Api): Promise<void> {
     subjects: [FLOODER, TRICKLER].map(name => ({ apiGroup: 'rbac.authorization.svc.io', kind: 'User', name }))
   }))
   // The flood's level: a few seats and short queues, so it sheds; the trickle's: its own seats.
-  await ensure('POST', `${FC}/prioritylevelconfigurations`, level('bench-flood', 2, 8))
-  await ensure('POST', `${FC}/prioritylevelconfigurations`, level('bench-trickle', 10, 50))
-  await ensure('POST', `${FC}/flowschemas`, schema('bench-flood', FLOODER, 'bench-flood'))
-  await ensure('POST', `${FC}/flowschemas`, schema('bench-trickle', TRICKLER, 'bench-trickle'))
+  await ensure('POST', `${FC}/prioritylevelconfigurations`, JSON.stringify(queuedLevel('bench-flood', 2, 4, 8)))
+  await ensure('POST', `${FC}/prioritylevelconfigurations`, JSON.stringify(queuedLevel('bench-trickle', 10, 4, 50)))
+  await ensure('POST', `${FC}/flowschemas`, JSON.stringify(userFlowSchema('bench-flood', FLOODER, 'bench-flood')))
+  await ensure('POST', `${FC}/flowschemas`, JSON.stringify(userFlowSchema('bench-trickle', TRICKLER, 'bench-trickle')))
 }
 
 const as = (t: Target, user: string): Target => ({ ...t, headers: { 'impersonate-user': user } })

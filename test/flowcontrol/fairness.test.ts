@@ -8,37 +8,20 @@ import assert from 'node:assert/strict'
 import { Pool } from 'undici'
 import { buildTestApp, USERS } from '../helpers/app.js'
 import { eventually } from '../helpers/eventually.js'
+import { queuedLevel, userFlowSchema } from '../../bench/fairness.js'
 
 const FC = '/apis/flowcontrol.apiserver.svc.io/v1'
 const NS = '/api/v1/namespaces/default/configmaps'
-
-const level = (name: string, shares: number, queueLengthLimit: number): object => ({
-  apiVersion: 'flowcontrol.apiserver.svc.io/v1',
-  kind: 'PriorityLevelConfiguration',
-  metadata: { name },
-  spec: { type: 'Limited', limited: { nominalConcurrencyShares: shares, lendablePercent: 0, borrowingLimitPercent: 0, limitResponse: { type: 'Queue', queuing: { queues: 2, handSize: 1, queueLengthLimit } } } }
-})
-const schema = (name: string, user: string, levelName: string): object => ({
-  apiVersion: 'flowcontrol.apiserver.svc.io/v1',
-  kind: 'FlowSchema',
-  metadata: { name },
-  spec: {
-    priorityLevelConfiguration: { name: levelName },
-    matchingPrecedence: 100,
-    distinguisherMethod: { type: 'ByUser' },
-    rules: [{ subjects: [{ kind: 'User', user: { name: user } }], resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'], namespaces: ['*'], clusterScope: true }] }]
-  }
-})
 
 test('a flooding user is shed with 429s while another user\'s trickle all succeeds', async (t) => {
   // 60 seats: bob's level gets 2 of them, alice's 10.
   const testApp = await buildTestApp(t, { flowControl: { maxRequestsInflight: 40, maxMutatingRequestsInflight: 20 } })
   const { app, request } = testApp
   for (const [plural, body] of [
-    ['prioritylevelconfigurations', level('flood', 10, 2)],
-    ['prioritylevelconfigurations', level('trickle', 50, 50)],
-    ['flowschemas', schema('flood', 'bob', 'flood')],
-    ['flowschemas', schema('trickle', 'alice', 'trickle')]
+    ['prioritylevelconfigurations', queuedLevel('flood', 10, 2, 2)],
+    ['prioritylevelconfigurations', queuedLevel('trickle', 50, 2, 50)],
+    ['flowschemas', userFlowSchema('flood', 'bob', 'flood')],
+    ['flowschemas', userFlowSchema('trickle', 'alice', 'trickle')]
   ] as const) assert.equal((await request({ method: 'POST', url: `${FC}/${plural}`, payload: body })).statusCode, 201)
   await eventually(() => {
     const fc = app.flowControl
