@@ -1,7 +1,7 @@
 // `npm test`: runs test/**/*.test.ts (or the files and directories given) with node:test,
 // against DATABASE_URL when set, else against an embedded PostgreSQL started for the run.
 import { spawn } from 'node:child_process'
-import { rmSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync } from 'node:fs'
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -48,14 +48,23 @@ async function main (): Promise<number> {
   const files = (await Promise.all((args.length > 0 ? args : ['test']).map(testFiles))).flat()
   const stopDatabase = await provideDatabase()
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...files],
-      { stdio: 'inherit', env: process.env })
+    const reporters = ['--test-reporter', process.stdout.isTTY ? 'spec' : 'tap', '--test-reporter-destination', 'stdout',
+      '--test-reporter', new URL('./reporters/failures.mjs', import.meta.url).href, '--test-reporter-destination', 'stderr']
+    const failuresFile = join(tmpdir(), `apiserver-test-failures-${process.pid}`)
+    rmSync(failuresFile, { force: true })
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', '--test-force-exit', ...reporters, ...files],
+      { stdio: 'inherit', env: { ...process.env, TEST_FAILURES_FILE: failuresFile } })
     const forward = (signal: NodeJS.Signals): void => { child.kill(signal) }
     process.on('SIGINT', forward)
     process.on('SIGTERM', forward)
-    return await new Promise<number>((resolve) => {
+    const code = await new Promise<number>((resolve) => {
       child.on('exit', (code, signal) => resolve(code ?? (signal !== null ? 1 : 0)))
     })
+    if (existsSync(failuresFile)) {
+      console.error(`\n# failed tests:\n${readFileSync(failuresFile, 'utf8')}`)
+      rmSync(failuresFile, { force: true })
+    }
+    return code
   } finally {
     await stopDatabase?.()
   }
