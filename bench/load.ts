@@ -32,6 +32,11 @@ export interface LoopJob {
   durationMs?: number
   /** ...or after this many requests in all. */
   count?: number
+  /**
+   * As client-go: a 429 or 503 with Retry-After makes that client wait so many seconds before its
+   * next request. Off, a client asks again at once (a script that ignores the header).
+   */
+  honourRetryAfter?: boolean
 }
 
 export type RequestKind =
@@ -119,6 +124,8 @@ const SUCCESS: Record<RequestKind['kind'], number[]> = {
   apply: [200, 201]
 }
 
+
+const sleep = async (ms: number): Promise<void> => { if (ms > 0) await new Promise(resolve => setTimeout(resolve, ms)) }
 
 const WATCH_WAVE = 50
 const RV = /"resourceVersion":"(\d+)"/
@@ -230,10 +237,15 @@ async function loop (job: LoopJob): Promise<LoopResult> {
       } else {
         await res.body.dump({ limit: Infinity })
       }
-      if (t0 < start) continue
-      latencies.push(performance.now() - t0)
-      statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
-      if (!good) failures++
+      const retryAfterS = job.honourRetryAfter === true && (res.statusCode === 429 || res.statusCode === 503)
+        ? Number(res.headers['retry-after'] ?? NaN)
+        : NaN
+      if (t0 >= start) {
+        latencies.push(performance.now() - t0)
+        statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1
+        if (!good) failures++
+      }
+      if (retryAfterS > 0) await sleep(Math.min(retryAfterS * 1000, deadline - performance.now()))
     }
   }
 
