@@ -3,6 +3,7 @@
 // through the admin's impersonation, so API Priority and Fairness classifies them as themselves.
 // The figure is the trickle's p99 under the flood as a ratio to its p99 unloaded in the same run;
 // the trickle must see no failure, and the flood must meet 429s.
+import { commandCpuMs, commandWaitMs, cpuDuring, machineCpuMs, processCpuMs, processWaitMs, splitWaits, waitReaders } from './cpu.js'
 import { runJson } from './process.js'
 import type { LoopJob, LoopResult, RequestKind, Target } from './load.js'
 
@@ -13,6 +14,14 @@ export interface FairnessResult {
   loaded: LoopResult
   floodLists: LoopResult
   floodCreates: LoopResult
+  /**
+   * The trickle's requests under the flood as the server timed them (APF's execution histogram of
+   * its level, seat to answer): how many ended within each bucket's bound. Beside the client's
+   * figure it tells the server's own delay from the time the two cores gave to other processes.
+   */
+  trickleServerSide: Array<{ le: string, count: number }>
+  /** CPU ms, and ms runnable but waiting for a core, of the server, PostgreSQL and the machine under the flood. */
+  underFlood: { cpuMs: Record<string, number>, waitMs: Record<string, number> }
 }
 
 const LOAD = 'bench/load.ts'
@@ -67,16 +76,49 @@ function loop (target: Target, request: RequestKind, concurrency: number, durati
   return runJson<LoopResult>(LOAD, job)
 }
 
-export async function runFairness (t: Target, namespace: string, getPath: string, f: FairnessFlags): Promise<FairnessResult> {
+const EXECUTION = 'apiserver_flowcontrol_request_execution_seconds_bucket'
+
+/** Cumulative bucket counts of `level`'s execution histogram in an exposition. */
+function executionBuckets (exposition: string, level: string): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const line of exposition.split('\n')) {
+    if (!line.startsWith(EXECUTION) || !line.includes(`priority_level="${level}"`)) continue
+    const le = /le="([^"]+)"/.exec(line)?.[1]
+    if (le !== undefined) out.set(le, (out.get(le) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)))
+  }
+  return out
+}
+
+export async function runFairness (t: Target, namespace: string, getPath: string, f: FairnessFlags, serverPid: number, scrape: () => Promise<string>): Promise<FairnessResult> {
   const durationMs = f.durationS * 1000
   const trickler = as(t, TRICKLER)
   const flooder = as(t, FLOODER)
   const unloaded = await loop(trickler, { kind: 'get', path: getPath }, 1, durationMs)
   const half = Math.max(1, Math.floor(f.floodConcurrency / 2))
-  const [loaded, floodLists, floodCreates] = await Promise.all([
+  const before = executionBuckets(await scrape(), 'bench-trickle')
+  const flood = await cpuDuring({
+    server: () => processCpuMs(serverPid),
+    postgres: () => commandCpuMs('postgres'),
+    machine: machineCpuMs,
+    ...waitReaders({ server: () => processWaitMs(serverPid), postgres: () => commandWaitMs('postgres') })
+  }, 0, Promise.all([
     loop(trickler, { kind: 'get', path: getPath }, 1, durationMs),
     loop(flooder, { kind: 'list', path: `/api/v1/namespaces/${namespace}/configmaps` }, half, durationMs),
     loop(flooder, { kind: 'create', namespace, prefix: 'flood', payloadBytes: f.payloadBytes }, half, durationMs)
-  ])
-  return { unloaded, loaded, floodLists, floodCreates }
+  ]))
+  const [loaded, floodLists, floodCreates] = flood.result
+  const after = executionBuckets(await scrape(), 'bench-trickle')
+  const trickleServerSide = [...after].map(([le, count]) => ({ le, count: count - (before.get(le) ?? 0) }))
+  return { unloaded, loaded, floodLists, floodCreates, trickleServerSide, underFlood: splitWaits(flood.cpuMs) }
+}
+
+/** "p50 <= 5 ms, p99 <= 20 ms": the bucket bounds the server's own timing puts each quantile under. */
+export function serverSide (buckets: FairnessResult['trickleServerSide']): string {
+  const total = buckets.find(b => b.le === '+Inf')?.count ?? 0
+  if (total === 0) return 'no requests seen'
+  const bound = (q: number): string => {
+    const b = buckets.filter(b => b.le !== '+Inf').sort((x, y) => Number(x.le) - Number(y.le)).find(b => b.count >= q * total)
+    return b === undefined ? 'over the last bucket' : `<= ${Number(b.le) * 1000} ms`
+  }
+  return `p50 ${bound(0.5)}, p99 ${bound(0.99)} of ${total}`
 }

@@ -19,7 +19,7 @@ import type { BigListJob, BigListResult, ListMedia } from './big-lists.js'
 import { BENCH_CRD, configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
 import { runHostile } from './hostile.js'
-import { runFairness, setUpFairness } from './fairness.js'
+import { runFairness, serverSide, setUpFairness } from './fairness.js'
 import { freePort, runJson, startJsonService, TS_NODE_ARGS } from './process.js'
 import { LABELS } from '../resources/naming.js'
 import { medianOf, printTable, type Row } from './table.js'
@@ -498,7 +498,8 @@ async function main (): Promise<void> {
       const listItems = 500
       checkLoop('fairness fill', await loop(t, { kind: 'create', namespace: NS.fairness, prefix: 'item', payloadBytes: bytes }, 16, { count: listItems }))
       log(`fairness: one user's gets alone for ${flags.fairnessDuration} s, then beside another user's lists (${listItems} items) and creates from ${flags.fairnessConcurrency} clients`)
-      const f = await runFairness(t, NS.fairness, `/api/v1/namespaces/${NS.fairness}/configmaps/object`, { durationS: flags.fairnessDuration, floodConcurrency: flags.fairnessConcurrency, listItems, payloadBytes: bytes })
+      const f = await runFairness(t, NS.fairness, `/api/v1/namespaces/${NS.fairness}/configmaps/object`, { durationS: flags.fairnessDuration, floodConcurrency: flags.fairnessConcurrency, listItems, payloadBytes: bytes },
+        running.pid, async () => await ensure(t, 'GET', '/metrics', '', [200]))
       raw.fairness = f
       const ratio = f.loaded.latency.p99 / f.unloaded.latency.p99
       const rejected = (f.floodLists.statuses['429'] ?? 0) + (f.floodCreates.statuses['429'] ?? 0)
@@ -510,7 +511,7 @@ async function main (): Promise<void> {
         ratio,
         target: '<= 5x, 0 failed',
         pass: ratio <= 5 && f.loaded.failures === 0 && f.unloaded.failures === 0,
-        note: `trickle ${f.loaded.requests} gets, ${f.loaded.failures} failed; flood ${flood} requests, ${rejected} x 429`
+        note: `trickle ${f.loaded.requests} gets, ${f.loaded.failures} failed (as the server timed them: ${serverSide(f.trickleServerSide)}); flood ${flood} requests, ${rejected} x 429`
       })
     })
 
