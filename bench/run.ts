@@ -19,6 +19,7 @@ import type { BigListJob, BigListResult, ListMedia } from './big-lists.js'
 import { BENCH_CRD, configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
 import { runHostile } from './hostile.js'
+import { BENCH_POLICY, benchPolicyBinding } from './policy.js'
 import { runFairness, serverSide, setUpFairness } from './fairness.js'
 import { freePort, runJson, startJsonService, TS_NODE_ARGS } from './process.js'
 import { LABELS } from '../resources/naming.js'
@@ -285,21 +286,8 @@ async function main (): Promise<void> {
       // Creates whose namespace one ValidatingAdmissionPolicy (three expressions, all true)
       // watches, beside plain creates, in the same run: what evaluating CEL in process adds.
       const ar = '/apis/admissionregistration.svc.io/v1'
-      await ensure(t, 'POST', `${ar}/validatingadmissionpolicies`, JSON.stringify({
-        metadata: { name: 'bench-three-expressions' },
-        spec: {
-          matchConstraints: { resourceRules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] },
-          validations: [
-            { expression: "object.metadata.name.startsWith('pp')" },
-            { expression: 'size(object.data) <= 64' },
-            { expression: "request.userInfo.username != '' && !has(object.metadata.finalizers)" }
-          ]
-        }
-      }))
-      await ensure(t, 'POST', `${ar}/validatingadmissionpolicybindings`, JSON.stringify({
-        metadata: { name: 'bench-three-expressions' },
-        spec: { policyName: 'bench-three-expressions', validationActions: ['Deny'], matchResources: { namespaceSelector: { matchLabels: { [LABELS.namespaceName]: NS.policy } } } }
-      }))
+      await ensure(t, 'POST', `${ar}/validatingadmissionpolicies`, JSON.stringify(BENCH_POLICY))
+      await ensure(t, 'POST', `${ar}/validatingadmissionpolicybindings`, JSON.stringify(benchPolicyBinding(NS.policy)))
       try {
         await createBesidePlain('policy', { kind: 'create', namespace: NS.create, prefix: 'pc', payloadBytes: bytes }, {
           what: 'create through one ValidatingAdmissionPolicy with three expressions',
@@ -308,8 +296,8 @@ async function main (): Promise<void> {
           ceiling: 'plain create'
         })
       } finally {
-        await api(t, 'DELETE', `${ar}/validatingadmissionpolicybindings/bench-three-expressions`).catch(() => {})
-        await api(t, 'DELETE', `${ar}/validatingadmissionpolicies/bench-three-expressions`).catch(() => {})
+        await api(t, 'DELETE', `${ar}/validatingadmissionpolicybindings/${BENCH_POLICY.metadata.name}`).catch(() => {})
+        await api(t, 'DELETE', `${ar}/validatingadmissionpolicies/${BENCH_POLICY.metadata.name}`).catch(() => {})
       }
     })
 
