@@ -55,8 +55,17 @@ export function growth<T> (input: (n: number) => string, run: (s: string) => T, 
   return { n, small, large, ratio: large / Math.max(small, 1) }
 }
 
-/** Asserts growth well below quadratic: under 30x for 10x the input. */
+/**
+ * Asserts growth well below quadratic: under 30x for 10x the input. A linear parser whose large
+ * input leaves the young generation comes near 20x, and a neighbour's burst can push one
+ * measurement past 30x, so it is measured up to three times; quadratic code (100x) fails all three.
+ */
 export function assertLinear<T> (what: string, input: (n: number) => string, run: (s: string) => T, from = 1000): void {
-  const g = growth(input, run, from)
-  assert.ok(g.ratio < 30, `${what}: ${g.small.toFixed(2)} ms at n=${g.n}, ${g.large.toFixed(2)} ms at 10n (${g.ratio.toFixed(1)}x)`)
+  const tries: Growth[] = []
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const g = growth(input, run, from)
+    if (g.ratio < 30) return
+    tries.push(g)
+  }
+  assert.fail(`${what}: ${tries.map(g => `${g.small.toFixed(2)} ms at n=${g.n}, ${g.large.toFixed(2)} ms at 10n (${g.ratio.toFixed(1)}x)`).join('; ')}`)
 }
