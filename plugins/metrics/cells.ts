@@ -41,6 +41,53 @@ export class HistogramCell {
 }
 
 /**
+ * The reference's timing histogram (component-base TimingHistogram): a gauge whose value is
+ * credited, for the time it held it, to its bucket. Counts are nanoseconds; the sum is the
+ * integral of the value over nanoseconds. `numerator / denominator` is the value, so a ratio
+ * gauge (the reference's TimingRatioHistogram) changes either side without recomputing the other.
+ */
+export class TimingHistogramCell {
+  readonly counts: Float64Array
+  sum = 0
+  private numerator = 0
+  private denominator = 1
+  private value = 0
+  private since: number
+  constructor (readonly labels: Labels, private readonly bounds: readonly number[], private readonly now: () => number) {
+    this.counts = new Float64Array(bounds.length + 1)
+    this.since = now()
+  }
+
+  /** Credits the time since the last change to the value held through it. */
+  private settle (): void {
+    const t = this.now()
+    const ns = (t - this.since) * 1e6
+    if (ns <= 0) return
+    const b = this.bounds
+    let i = 0
+    while (i < b.length && this.value > b[i]!) i++
+    this.counts[i]! += ns
+    this.sum += ns * this.value
+    this.since = t
+  }
+
+  private update (): void {
+    this.settle()
+    this.value = this.numerator / this.denominator
+  }
+
+  set (numerator: number): void {
+    if (numerator === this.numerator) return
+    this.numerator = numerator
+    this.update()
+  }
+
+  setDenominator (denominator: number): void { this.denominator = denominator; this.update() }
+  /** Brings the counts up to now (at scrape time). */
+  flush (): void { this.settle() }
+}
+
+/**
  * Children by label values, one nested Map level per label: a lookup of known values makes no
  * string or object. Unknown values create the child; callers bound what they pass.
  */
@@ -108,24 +155,40 @@ export class GaugeFamily extends Family<GaugeCell> {
   protected values (): SampleValue[] { return this.children.all().map(c => ({ labels: c.labels, value: c.value })) }
 }
 
+function histogramValues (name: string, bounds: readonly number[], cells: readonly HistogramCell[] | readonly TimingHistogramCell[]): SampleValue[] {
+  const out: SampleValue[] = []
+  for (const c of cells) {
+    let cumulative = 0
+    bounds.forEach((le, i) => {
+      cumulative += c.counts[i]!
+      out.push({ metricName: `${name}_bucket`, labels: { ...c.labels, le: String(le) }, value: cumulative })
+    })
+    cumulative += c.counts[bounds.length]!
+    out.push({ metricName: `${name}_bucket`, labels: { ...c.labels, le: '+Inf' }, value: cumulative })
+    out.push({ metricName: `${name}_sum`, labels: c.labels, value: c.sum })
+    out.push({ metricName: `${name}_count`, labels: c.labels, value: cumulative })
+  }
+  return out
+}
+
 export class HistogramFamily extends Family<HistogramCell> {
   readonly type = 'histogram' as const
   constructor (name: string, help: string, labelNames: readonly string[], readonly bounds: readonly number[]) {
     super(name, help, labelNames, l => new HistogramCell(l, bounds))
   }
 
+  protected values (): SampleValue[] { return histogramValues(this.name, this.bounds, this.children.all()) }
+}
+
+export class TimingHistogramFamily extends Family<TimingHistogramCell> {
+  readonly type = 'histogram' as const
+  constructor (name: string, help: string, labelNames: readonly string[], readonly bounds: readonly number[], now: () => number = () => performance.now()) {
+    super(name, help, labelNames, l => new TimingHistogramCell(l, bounds, now))
+  }
+
   protected values (): SampleValue[] {
-    const out: SampleValue[] = []
-    for (const c of this.children.all()) {
-      let cumulative = 0
-      this.bounds.forEach((le, i) => {
-        cumulative += c.counts[i]!
-        out.push({ metricName: `${this.name}_bucket`, labels: { ...c.labels, le: String(le) }, value: cumulative })
-      })
-      out.push({ metricName: `${this.name}_bucket`, labels: { ...c.labels, le: '+Inf' }, value: c.count })
-      out.push({ metricName: `${this.name}_sum`, labels: c.labels, value: c.sum })
-      out.push({ metricName: `${this.name}_count`, labels: c.labels, value: c.count })
-    }
-    return out
+    const cells = this.children.all()
+    for (const c of cells) c.flush()
+    return histogramValues(this.name, this.bounds, cells)
   }
 }
