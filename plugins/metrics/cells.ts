@@ -52,16 +52,17 @@ export class TimingHistogramCell {
   private numerator = 0
   private denominator = 1
   private value = 0
+  /** Whole nanoseconds of `now` (milliseconds) when the value last changed. */
   private since: number
   constructor (readonly labels: Labels, private readonly bounds: readonly number[], private readonly now: () => number) {
     this.counts = new Float64Array(bounds.length + 1)
-    this.since = now()
+    this.since = Math.round(now() * 1e6)
   }
 
   /** Credits the time since the last change to the value held through it. */
   private settle (): void {
-    const t = this.now()
-    const ns = (t - this.since) * 1e6
+    const t = Math.round(this.now() * 1e6)
+    const ns = t - this.since
     if (ns <= 0) return
     const b = this.bounds
     let i = 0
