@@ -123,11 +123,12 @@ export function flowcontrolMetrics (metrics: ApiserverMetrics, dispatcher: () =>
   function changed (s: LevelState): void {
     const c = ofLevel(s.entry.name)
     const demand = s.inUseSeats + s.waitingSeats
-    c.seats.set(s.inUseSeats)
-    c.executing.set(s.executing)
-    c.waiting.set(s.waiting)
-    c.demand.set(demand)
-    c.demandIntegral.set(demand)
+    const now = performance.now()
+    c.seats.set(s.inUseSeats, now)
+    c.executing.set(s.executing, now)
+    c.waiting.set(s.waiting, now)
+    c.demand.set(demand, now)
+    c.demandIntegral.set(demand, now)
   }
 
   function adjust (): void {

@@ -32,15 +32,14 @@ export class Integrator {
     this.last = now()
   }
 
-  set (x: number): void {
-    this.advance()
+  set (x: number, nowMs = this.now()): void {
+    this.advance(nowMs)
     this.x = x
     if (x < this.min) this.min = x
     if (x > this.max) this.max = x
   }
 
-  private advance (): void {
-    const t = this.now()
+  private advance (t: number): void {
     const dt = (t - this.last) / 1000
     this.last = t
     this.elapsed += dt
@@ -50,7 +49,7 @@ export class Integrator {
 
   /** The results up to now; integration starts again from now, from the current value. */
   reset (): IntegratorResults {
-    this.advance()
+    this.advance(this.now())
     let average = NaN
     let deviation = NaN
     if (this.elapsed > 0) {

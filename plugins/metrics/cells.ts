@@ -59,9 +59,9 @@ export class TimingHistogramCell {
     this.since = Math.round(now() * 1e6)
   }
 
-  /** Credits the time since the last change to the value held through it. */
-  private settle (): void {
-    const t = Math.round(this.now() * 1e6)
+  /** Credits the time up to `nowMs` to the value held through it. */
+  private settle (nowMs: number): void {
+    const t = Math.round(nowMs * 1e6)
     const ns = t - this.since
     if (ns <= 0) return
     const b = this.bounds
@@ -72,20 +72,21 @@ export class TimingHistogramCell {
     this.since = t
   }
 
-  private update (): void {
-    this.settle()
+  private update (nowMs: number): void {
+    this.settle(nowMs)
     this.value = this.numerator / this.denominator
   }
 
-  set (numerator: number): void {
+  /** `nowMs`: the clock's reading, when the caller has one for several cells (each costs ~0.2 µs). */
+  set (numerator: number, nowMs = this.now()): void {
     if (numerator === this.numerator) return
     this.numerator = numerator
-    this.update()
+    this.update(nowMs)
   }
 
-  setDenominator (denominator: number): void { this.denominator = denominator; this.update() }
+  setDenominator (denominator: number): void { this.denominator = denominator; this.update(this.now()) }
   /** Brings the counts up to now (at scrape time). */
-  flush (): void { this.settle() }
+  flush (): void { this.settle(this.now()) }
 }
 
 /**
