@@ -203,6 +203,8 @@ test('with priority and fairness disabled, the plain in-flight limits answer 429
   assert.equal((await request({ method: 'GET', url: CM, as: 'alice' })).statusCode, 200)
   const refused = samples((await request({ method: 'GET', url: '/metrics' })).body)
   assert.ok(value(refused, 'apiserver_request_terminations_total', { verb: 'POST', resource: 'configmaps', scope: 'resource', code: '429' }) >= 1, 'the in-flight limit\'s 429s are terminations')
+  // The held write is the one mutating request the limit allows: a ratio of 1 while it runs.
+  assert.ok(timeBetween(refused, 'apiserver_flowcontrol_read_vs_write_current_requests', { phase: 'executing', request_kind: 'mutating' }, '0.99', '1') > 0)
   assert.equal((await request({ method: 'POST', url: CM, payload: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'admins' } } })).statusCode, 201)
   held.finish()
   assert.equal((await held.done).statusCode, 201)
