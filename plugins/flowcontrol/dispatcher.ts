@@ -19,6 +19,12 @@ export interface DispatchObserver {
   dispatched (level: string, schema: string, seats: number, waitedMs: number): void
   finished (level: string, schema: string, seats: number, executedMs: number): void
   rejected (level: string, schema: string, reason: RejectReason, waitedMs: number): void
+  /** A level's totals changed: seats in use, requests executing, requests and seats waiting. */
+  changed (s: LevelState): void
+  /** The head of a level's queues could not be given its seats (the reference's no-accommodation). */
+  unaccommodated (level: string, schema: string): void
+  /** The levels were (re)configured; `serverLimit` is the server's seats. */
+  configured (levels: ReadonlyMap<string, LevelState>, serverLimit: number): void
 }
 
 /** A request's hold on its seats; released once, when it is done (or its watch has started). */
@@ -67,6 +73,7 @@ export class LevelState {
   inUseSeats = 0
   executing = 0
   waiting = 0
+  waitingSeats = 0
   /** The finish tag of the last dispatch: an idle queue starts again from here. */
   clock = 0
   private readonly hands = new Map<string, number[]>()
@@ -179,6 +186,7 @@ export class Dispatcher {
     }
     this.pool = pool
     this.recountBorrowed()
+    this.observer.configured(this.levels, this.serverLimit)
     this.dispatchWaiting()
   }
 
@@ -206,6 +214,7 @@ export class Dispatcher {
     s.inUseSeats -= seats
     if (!s.entry.exempt) this.borrowed -= was - Math.max(0, s.inUseSeats - s.limits.guaranteed)
     if (queue !== undefined) queue.executingSeats -= seats
+    this.observer.changed(s)
   }
 
   /**
@@ -222,6 +231,7 @@ export class Dispatcher {
     if (lends) this.borrowed += Math.max(0, s.inUseSeats - s.limits.guaranteed) - before
     if (queue !== undefined) queue.executingSeats += seats
     this.observer.dispatched(s.entry.name, schema, seats, waitedMs)
+    this.observer.changed(s)
     const started = this.now()
     let released = false
     return {
@@ -279,7 +289,9 @@ export class Dispatcher {
     queue.waiters.push(waiter)
     queue.queuedSeats += seats
     s.waiting++
+    s.waitingSeats += seats
     this.observer.enqueued(level, schema, seats, queue.waiters.length)
+    this.observer.changed(s)
     waiter.timer = setTimeout(() => { this.drop(s, waiter, 'time-out') }, Math.max(0, waitLimitMs))
     this.dispatchWaiting()
     return { outcome, cancel: () => { this.drop(s, waiter, 'cancelled') } }
@@ -293,9 +305,11 @@ export class Dispatcher {
     q.waiters.splice(i, 1)
     q.queuedSeats -= w.seats
     s.waiting--
+    s.waitingSeats -= w.seats
     if (w.timer !== undefined) clearTimeout(w.timer)
     const waited = this.now() - w.enqueuedAt
     this.observer.dequeued(s.entry.name, w.schema, w.seats)
+    this.observer.changed(s)
     this.observer.rejected(s.entry.name, w.schema, reason, waited)
     w.settle({ rejected: reason })
   }
@@ -310,10 +324,14 @@ export class Dispatcher {
         }
         if (next === undefined) break
         const w = next.waiters[0]!
-        if (!this.fits(s, w.seats)) break
+        if (!this.fits(s, w.seats)) {
+          this.observer.unaccommodated(s.entry.name, w.schema)
+          break
+        }
         next.waiters.shift()
         next.queuedSeats -= w.seats
         s.waiting--
+        s.waitingSeats -= w.seats
         if (w.timer !== undefined) clearTimeout(w.timer)
         s.clock = next.virtualTime
         next.virtualTime += w.seats

@@ -13,11 +13,12 @@ import { CacheIndex } from '../../storage/cache-index.js'
 import type { ResourceStore } from '../../storage/resource-store.js'
 import { ClassificationMemo, digestConfig, distinguisherOf, type FlowConfig } from './classify.js'
 import { Dispatcher, type Afterwards, type Grant } from './dispatcher.js'
-import { InflightLimits } from './max-inflight.js'
-import { flowcontrolMetrics } from './metrics.js'
+import { InflightLimits, isMutatingVerb } from './max-inflight.js'
+import { flowcontrolMetrics, type FlowcontrolMetrics } from './metrics.js'
+import { ADJUSTMENT_PERIOD_MS } from './seat-demand.js'
 import { writeDanglingConditions } from './status.js'
 import { armDeadline, deadlineMs, isLongRunning, requestedTimeoutMs } from './timeout.js'
-import { estimateMutating, estimateSeats, maxSeatsOf } from './work-estimate.js'
+import { estimateMutating, estimateSeats, maxSeatsOf, sendsWatchEvents } from './work-estimate.js'
 import '../watch-counts.js'
 
 export interface FlowControlOptions {
@@ -64,6 +65,20 @@ declare module 'fastify' {
 }
 
 const isRejection = (r: object): r is { rejected: string } => 'rejected' in r
+
+/** `release` counted as an executing request of its kind (read_vs_write_current_requests) until it is called. */
+function countedExecuting (metrics: FlowcontrolMetrics, mutating: boolean, release: () => void): Held {
+  metrics.requestPhase('executing', mutating, 1)
+  let done = false
+  return {
+    release: () => {
+      if (done) return
+      done = true
+      metrics.requestPhase('executing', mutating, -1)
+      release()
+    }
+  }
+}
 
 export default fp(async function flowControl (fastify: FastifyInstance, opts: FlowControlOptions) {
   const enabled = opts.enabled ?? true
@@ -134,7 +149,9 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
   if (enabled) {
     dispatcher = new Dispatcher(readOnlyLimit + mutatingLimit, metrics)
     fastify.decorate('flowControl', { dispatcher, config })
+    let demandPeriod: NodeJS.Timeout | undefined
     fastify.addHook('onReady', async () => {
+      demandPeriod = setInterval(() => { metrics.adjust() }, ADJUSTMENT_PERIOD_MS).unref()
       await index.start()
       for (const s of sources()) await s.cache.ready
       statusReady = true
@@ -142,12 +159,14 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
       statusPass()
     })
     fastify.addHook('onClose', async () => {
+      clearInterval(demandPeriod)
       index.stop()
       statusReady = false
       await statusRunning
     })
   } else {
     fastify.decorate('flowControl', { inflight })
+    metrics.inflightLimits(readOnlyLimit, mutatingLimit)
   }
 
   /** Holds `grant` until the answer; a watch's until its stream's headers go out. */
@@ -173,8 +192,10 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
     if (schema.uid !== '') reply.raw.setHeader(PF_HEADERS.flowSchema, schema.uid)
     if (level.uid !== '') reply.raw.setHeader(PF_HEADERS.priorityLevel, level.uid)
     const d = dispatcher!
+    const mutating = isMutatingVerb(info.verb)
     if (level.exempt) {
-      hold(request, reply, d.admit(level.name, schema.name, '', 1, 0) as Grant)
+      const grant = d.admit(level.name, schema.name, '', 1, 0) as Grant
+      hold(request, reply, countedExecuting(metrics, mutating, () => { grant.release() }))
       return
     }
     let seats = 1
@@ -184,7 +205,9 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
       const kind = fastify.resources.lookup(info.apiGroup, info.apiVersion, info.resource)
       seats = d.seatsFor(level.name, estimateSeats(info, request.url, kind?.cache.size, maxSeats))
     } else if (info.isResourceRequest && fastify.hasDecorator('watchCounts')) {
-      const estimate = estimateMutating(info, fastify.watchCounts.interested(info), maxSeats)
+      const watches = fastify.watchCounts.interested(info)
+      if (sendsWatchEvents(info)) metrics.watchCount(level.name, schema.name, watches)
+      const estimate = estimateMutating(info, watches, maxSeats)
       if (estimate.finalSeats > 0) {
         // The reference reserves a request's most seats from its start (queueset's MaxSeats).
         seats = d.seatsFor(level.name, Math.max(estimate.seats, estimate.finalSeats))
@@ -198,7 +221,9 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
       const waiting = result
       const gone = (): void => { waiting.cancel() }
       reply.raw.once('close', gone)
+      metrics.requestPhase('waiting', mutating, 1)
       result = await waiting.outcome
+      metrics.requestPhase('waiting', mutating, -1)
       reply.raw.removeListener('close', gone)
     }
     if (isRejection(result)) {
@@ -208,7 +233,8 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
       throw tooManyRequests()
     }
     if (reply.raw.destroyed) { result.release(); return }
-    hold(request, reply, result)
+    const grant = result
+    hold(request, reply, countedExecuting(metrics, mutating, () => { grant.release() }))
   }
 
   fastify.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -232,7 +258,7 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
       fastify.metrics.requestTermination(request, 429)
       throw tooManyRequests()
     }
-    request.flowControlHold = { release }
+    request.flowControlHold = countedExecuting(metrics, isMutatingVerb(info.verb), release)
   })
 
   const settle = (request: FastifyRequest): void => {

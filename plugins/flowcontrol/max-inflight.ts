@@ -7,6 +7,9 @@ import type { RequestInfo } from '../request-info.js'
 
 const READ_ONLY_VERBS = new Set(['get', 'list', 'watch'])
 
+/** Whether a request counts as mutating for the in-flight limits and metrics (the reference's nonMutatingRequestVerbs). */
+export const isMutatingVerb = (verb: string): boolean => !READ_ONLY_VERBS.has(verb)
+
 export class InflightLimits {
   private readOnly = 0
   private mutating = 0
@@ -18,7 +21,7 @@ export class InflightLimits {
 
   /** A release function when the request may run; undefined when its limit is full. */
   admit (info: RequestInfo, user: UserInfo): (() => void) | undefined {
-    const mutating = !READ_ONLY_VERBS.has(info.verb)
+    const mutating = isMutatingVerb(info.verb)
     const limit = mutating ? this.mutatingLimit : this.readOnlyLimit
     if (limit === 0) return () => {}
     const inUse = mutating ? this.mutating : this.readOnly

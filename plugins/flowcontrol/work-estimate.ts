@@ -48,8 +48,12 @@ const MUTATING_VERBS = new Set(['create', 'update', 'patch', 'delete'])
 /** What a request holds: `seats` while it runs, then `finalSeats` for `additionalMs` after it is answered. */
 export interface WorkEstimate { seats: number, finalSeats: number, additionalMs: number }
 
+/** Whether a request is a write whose event watchers are sent (a service account token request makes none). */
+export const sendsWatchEvents = (info: RequestInfo): boolean =>
+  MUTATING_VERBS.has(info.verb) && !(info.resource === 'serviceaccounts' && info.subresource === 'token')
+
 /** A write's estimate from the number of watches interested in it (0 for requests that are not writes). */
 export function estimateMutating (info: RequestInfo, watches: number, maxSeats: number): WorkEstimate {
-  if (!MUTATING_VERBS.has(info.verb) || watches < WATCHES_PER_SEAT) return { seats: MIN_SEATS, finalSeats: 0, additionalMs: 0 }
+  if (!sendsWatchEvents(info) || watches < WATCHES_PER_SEAT) return { seats: MIN_SEATS, finalSeats: 0, additionalMs: 0 }
   return { seats: MIN_SEATS, finalSeats: Math.min(Math.ceil(watches / WATCHES_PER_SEAT), maxSeats), additionalMs: EVENT_ADDITIONAL_MS }
 }

@@ -151,4 +151,42 @@ export const FLOWCONTROL_METRICS = {
   lowerLimit: { name: 'apiserver_flowcontrol_lower_limit_seats', help: 'Configured lower bound on number of execution seats available to each priority level', stability: 'ALPHA', labels: ['priority_level'] },
   upperLimit: { name: 'apiserver_flowcontrol_upper_limit_seats', help: 'Configured upper bound on number of execution seats available to each priority level', stability: 'ALPHA', labels: ['priority_level'] },
   currentLimit: { name: 'apiserver_flowcontrol_current_limit_seats', help: 'current derived number of execution seats available to each priority level', stability: 'ALPHA', labels: ['priority_level'] },
+  // Timing histograms (families.timingHistogram): a level's time at each ratio, in nanoseconds.
+  seatUtilization: {
+    name: 'apiserver_flowcontrol_priority_level_seat_utilization',
+    help: 'Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes)',
+    stability: 'ALPHA',
+    // The reference's constant label phase="executing", as an ordinary label always given that value.
+    labels: ['phase', 'priority_level'],
+    buckets: [0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1]
+  },
+  requestUtilization: {
+    name: 'apiserver_flowcontrol_priority_level_request_utilization',
+    help: 'Observations, at the end of every nanosecond, of number of requests (as a fraction of the relevant limit) waiting or in any stage of execution (but only initial stage for WATCHes)',
+    stability: 'ALPHA',
+    labels: ['phase', 'priority_level'],
+    buckets: [0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 1]
+  },
+  readVsWrite: {
+    name: 'apiserver_flowcontrol_read_vs_write_current_requests',
+    help: 'Observations, at the end of every nanosecond, of the number of requests (as a fraction of the relevant limit) waiting or in regular stage of execution',
+    stability: 'ALPHA',
+    labels: ['phase', 'request_kind'],
+    buckets: [0, 0.001, 0.01, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1]
+  },
+  concurrencyLimit: { name: 'apiserver_flowcontrol_request_concurrency_limit', help: 'Nominal number of execution seats configured for each priority level', stability: 'ALPHA', deprecatedVersion: '1.30.0', labels: ['priority_level'] },
+  concurrencyInUse: { name: 'apiserver_flowcontrol_request_concurrency_in_use', help: 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', stability: 'ALPHA', deprecatedVersion: '1.31.0', labels: PL_FS },
+  noAccommodation: { name: 'apiserver_flowcontrol_request_dispatch_no_accommodation_total', help: 'Number of times a dispatch attempt resulted in a non accommodation due to lack of available seats', stability: 'ALPHA', labels: PL_FS },
+  watchCountSamples: { name: 'apiserver_flowcontrol_watch_count_samples', help: 'count of watchers for mutating requests in API Priority and Fairness', stability: 'ALPHA', labels: PL_FS, buckets: [0, 1, 10, 100, 1000, 10000] },
+  demandSeats: {
+    name: 'apiserver_flowcontrol_demand_seats',
+    help: 'Observations, at the end of every nanosecond, of (the number of seats each priority level could use) / (nominal number of seats for that level)',
+    stability: 'ALPHA',
+    labels: ['priority_level'],
+    buckets: [0.2, 0.4, 0.6, 0.8, 1, 1.2, 1.4, 1.7, 2, 2.8, 4, 6]
+  },
+  demandHighWatermark: { name: 'apiserver_flowcontrol_demand_seats_high_watermark', help: 'High watermark, over last adjustment period, of demand_seats', stability: 'ALPHA', labels: ['priority_level'] },
+  demandAverage: { name: 'apiserver_flowcontrol_demand_seats_average', help: 'Time-weighted average, over last adjustment period, of demand_seats', stability: 'ALPHA', labels: ['priority_level'] },
+  demandStdev: { name: 'apiserver_flowcontrol_demand_seats_stdev', help: 'Time-weighted standard deviation, over last adjustment period, of demand_seats', stability: 'ALPHA', labels: ['priority_level'] },
+  demandSmoothed: { name: 'apiserver_flowcontrol_demand_seats_smoothed', help: 'Smoothed seat demands', stability: 'ALPHA', labels: ['priority_level'] }
 } as const satisfies Record<string, FamilyDefinition>

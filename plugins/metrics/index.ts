@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Gauge, Registry, type Metric } from 'prom-client
 
 const PROCESS_START_TIME = 'process_start_time_seconds'
 import type { StorageObserver } from '../../storage/postgres.js'
-import { CounterCell, CounterFamily, GaugeFamily, HistogramFamily, type HistogramCell, type GaugeCell } from './cells.js'
+import { CounterCell, CounterFamily, GaugeFamily, HistogramFamily, TimingHistogramFamily, type HistogramCell, type GaugeCell } from './cells.js'
 import { METRICS, type FamilyDefinition } from './definitions.js'
 import { annotatedHelp, checkShowHiddenFor, isHidden } from './stability.js'
 import { COMPONENT, dryRunOf, isMutating, reportedVerb, scopeOf } from './request-labels.js'
@@ -44,6 +44,7 @@ export interface ApiserverMetrics {
     counter (def: FamilyDefinition): CounterFamily
     gauge (def: FamilyDefinition): GaugeFamily
     histogram (def: FamilyDefinition): HistogramFamily
+    timingHistogram (def: FamilyDefinition): TimingHistogramFamily
   }
 }
 
@@ -72,7 +73,7 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
   new Gauge({ name: PROCESS_START_TIME, help: `[ALPHA] Start time of the process since unix epoch in seconds.`, registers: [registry] })
     .set(Math.round(Date.now() / 1000 - process.uptime()))
 
-  function register<F extends CounterFamily | GaugeFamily | HistogramFamily> (def: FamilyDefinition, family: F): F {
+  function register<F extends CounterFamily | GaugeFamily | HistogramFamily | TimingHistogramFamily> (def: FamilyDefinition, family: F): F {
     if (def.deprecatedVersion !== undefined) {
       family.children.onFirstChild = () => fastify.log.warn({ metric: def.name }, `metric ${def.name} is deprecated since ${def.deprecatedVersion}`)
     }
@@ -82,6 +83,8 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
   const counter = (def: FamilyDefinition): CounterFamily => register(def, new CounterFamily(def.name, annotatedHelp(def), def.labels))
   const gauge = (def: FamilyDefinition): GaugeFamily => register(def, new GaugeFamily(def.name, annotatedHelp(def), def.labels))
   const histogram = (def: FamilyDefinition): HistogramFamily => register(def, new HistogramFamily(def.name, annotatedHelp(def), def.labels, def.buckets ?? []))
+  const timingHistogram = (def: FamilyDefinition): TimingHistogramFamily =>
+    register(def, new TimingHistogramFamily(def.name, `EXPERIMENTAL: ${annotatedHelp(def)}`, def.labels, def.buckets ?? []))
 
   const requestTotal = counter(METRICS.requestTotal)
   const requestDuration = histogram(METRICS.requestDuration)
@@ -148,7 +151,7 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
       const [group, version, resource, subresource] = boundedTarget(request, code)
       requestTerminations.child(reportedVerb(info, request.method, request.headers['content-type']), group, version, resource, subresource, scopeOf(info), COMPONENT, String(code)).inc()
     },
-    families: { counter, gauge, histogram },
+    families: { counter, gauge, histogram, timingHistogram },
     podSecurityEvaluation (decision, level, version, mode, operation, resource, subresource) {
       podSecurityEvaluations.child(decision, level, version, mode, operation, resource, subresource).inc()
     },

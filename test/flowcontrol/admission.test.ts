@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { PassThrough } from 'node:stream'
 import { buildTestApp, USERS, type TestApp, type TestUser } from '../helpers/app.js'
 import { eventually } from '../helpers/eventually.js'
-import { samples, value } from '../metrics/exposition.js'
+import { helpOf, parsedByPrometheus, samples, value, type Sample } from '../metrics/exposition.js'
 import { PF_HEADERS } from '../../plugins/flowcontrol/index.js'
 
 const FC = '/apis/flowcontrol.apiserver.svc.io/v1'
@@ -37,6 +37,11 @@ function heldCreate (t: TestApp, as: TestUser, name: string): { finish (): void,
   const done = t.app.inject({ method: 'POST', url: CM, payload: body, headers: { authorization: `Bearer ${USERS[as].token}`, 'content-type': 'application/json' } })
   body.write('{"apiVersion":"v1","kind":"ConfigMap",')
   return { finish: () => { body.end(`"metadata":{"name":"${name}"}}`) }, done }
+}
+
+/** Nanoseconds a timing histogram's series spent with its ratio in (lower, upper]. */
+function timeBetween (all: Sample[], name: string, labels: Record<string, string>, lower: string, upper: string): number {
+  return value(all, `${name}_bucket`, { ...labels, le: upper }) - value(all, `${name}_bucket`, { ...labels, le: lower })
 }
 
 const apf = (t: TestApp): Dispatching => {
@@ -97,6 +102,21 @@ test('a full Reject level answers 429 with Retry-After; a Queue level queues, th
   assert.equal(value(metrics, 'apiserver_request_terminations_total', { verb: 'LIST', group: '', version: 'v1', resource: 'configmaps', subresource: '', scope: 'namespace', component: 'apiserver', code: '429' }), 2)
   assert.equal(value(metrics, 'apiserver_flowcontrol_rejected_requests_total', { priority_level: 'tiny-queue', flow_schema: 'alice-queues', reason: 'queue-full' }), 1)
   assert.equal(value(metrics, 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 'tiny-queue' }), 1)
+  // The level has had its one seat in use (1 of 1 nominal) and one request of its one-long queue
+  // waiting for a while, and 2 seats of demand against 1 nominal; the queued request found no seat.
+  const tinyQueue = { priority_level: 'tiny-queue' }
+  assert.ok(timeBetween(metrics, 'apiserver_flowcontrol_priority_level_seat_utilization', { phase: 'executing', ...tinyQueue }, '0.99', '1') > 0)
+  assert.ok(timeBetween(metrics, 'apiserver_flowcontrol_priority_level_request_utilization', { phase: 'executing', ...tinyQueue }, '0.75', '1') > 0)
+  assert.ok(timeBetween(metrics, 'apiserver_flowcontrol_priority_level_request_utilization', { phase: 'waiting', ...tinyQueue }, '0.75', '1') > 0)
+  assert.ok(timeBetween(metrics, 'apiserver_flowcontrol_demand_seats', tinyQueue, '1.7', '2') > 0)
+  const seatCount = value(metrics, 'apiserver_flowcontrol_priority_level_seat_utilization_count', { phase: 'executing', ...tinyQueue })
+  assert.equal(value(metrics, 'apiserver_flowcontrol_priority_level_seat_utilization_bucket', { phase: 'executing', ...tinyQueue, le: '+Inf' }), seatCount)
+  assert.ok(value(metrics, 'apiserver_flowcontrol_priority_level_seat_utilization_sum', { phase: 'executing', ...tinyQueue }) <= seatCount, 'the ratio never passed 1')
+  assert.ok(timeBetween(metrics, 'apiserver_flowcontrol_read_vs_write_current_requests', { phase: 'waiting', request_kind: 'readOnly' }, '0', '1') > 0)
+  assert.ok(timeBetween(metrics, 'apiserver_flowcontrol_read_vs_write_current_requests', { phase: 'executing', request_kind: 'mutating' }, '0', '1') > 0)
+  assert.ok(value(metrics, 'apiserver_flowcontrol_request_dispatch_no_accommodation_total', { priority_level: 'tiny-queue', flow_schema: 'alice-queues' }) >= 1)
+  // The seat-demand statistics start with the configuration, as the reference's.
+  for (const name of ['high_watermark', 'average', 'stdev', 'smoothed']) assert.equal(typeof value(metrics, `apiserver_flowcontrol_demand_seats_${name}`, tinyQueue), 'number')
   aliceHeld.finish()
   assert.equal((await aliceHeld.done).statusCode, 201)
   const served = await queued
@@ -104,6 +124,30 @@ test('a full Reject level answers 429 with Retry-After; a Queue level queues, th
   const later = samples((await request({ method: 'GET', url: '/metrics' })).body)
   assert.equal(value(later, 'apiserver_flowcontrol_current_inqueue_requests', { priority_level: 'tiny-queue', flow_schema: 'alice-queues' }), 0)
   assert.ok(value(later, 'apiserver_flowcontrol_dispatched_requests_total', { priority_level: 'tiny-queue', flow_schema: 'alice-queues' })! >= 2)
+  // alice's create was sampled for its watchers (none).
+  assert.equal(value(later, 'apiserver_flowcontrol_watch_count_samples_bucket', { priority_level: 'tiny-queue', flow_schema: 'alice-queues', le: '0' }), 1)
+})
+
+test('the utilization histograms have the reference\'s HELP; the deprecated concurrency gauges follow the stability rules', async (t) => {
+  const { request } = await buildTestApp(t)
+  assert.equal((await request({ method: 'GET', url: CM, as: 'alice' })).statusCode, 200)
+  const text = (await request({ method: 'GET', url: '/metrics' })).body
+  assert.equal(helpOf(text, 'apiserver_flowcontrol_priority_level_seat_utilization'),
+    'EXPERIMENTAL: [ALPHA] Observations, at the end of every nanosecond, of utilization of seats for any stage of execution (but only initial stage for WATCHes)')
+  assert.equal(helpOf(text, 'apiserver_flowcontrol_request_concurrency_in_use'),
+    '[ALPHA] (Deprecated since 1.31.0) Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem')
+  const all = samples(text)
+  assert.equal(value(all, 'apiserver_flowcontrol_request_concurrency_in_use', { priority_level: 'global-default', flow_schema: 'global-default' }),
+    value(all, 'apiserver_flowcontrol_current_executing_seats', { priority_level: 'global-default', flow_schema: 'global-default' }))
+  // Deprecated in 1.30, so hidden in 1.33 unless the operator asks for 1.32's hidden metrics.
+  assert.equal(helpOf(text, 'apiserver_flowcontrol_request_concurrency_limit'), undefined)
+  const n = parsedByPrometheus(text)
+  if (n !== undefined) assert.ok(n > 0)
+
+  const shown = await buildTestApp(t, { showHiddenMetricsForVersion: '1.32' })
+  const again = samples((await shown.request({ method: 'GET', url: '/metrics' })).body)
+  assert.equal(value(again, 'apiserver_flowcontrol_request_concurrency_limit', { priority_level: 'global-default' }),
+    value(again, 'apiserver_flowcontrol_nominal_limit_seats', { priority_level: 'global-default' }))
 })
 
 test('every request names its FlowSchema and priority level by uid; FlowSchemas carry the Dangling condition', async (t) => {
@@ -159,6 +203,8 @@ test('with priority and fairness disabled, the plain in-flight limits answer 429
   assert.equal((await request({ method: 'GET', url: CM, as: 'alice' })).statusCode, 200)
   const refused = samples((await request({ method: 'GET', url: '/metrics' })).body)
   assert.ok(value(refused, 'apiserver_request_terminations_total', { verb: 'POST', resource: 'configmaps', scope: 'resource', code: '429' }) >= 1, 'the in-flight limit\'s 429s are terminations')
+  // The held write is the one mutating request the limit allows: a ratio of 1 while it runs.
+  assert.ok(timeBetween(refused, 'apiserver_flowcontrol_read_vs_write_current_requests', { phase: 'executing', request_kind: 'mutating' }, '0.99', '1') > 0)
   assert.equal((await request({ method: 'POST', url: CM, payload: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'admins' } } })).statusCode, 201)
   held.finish()
   assert.equal((await held.done).statusCode, 201)

@@ -7,7 +7,7 @@ import { Dispatcher, type DispatchObserver, type Grant, type Rejection, type Wai
 import type { AnyObject } from '../../resources/define.js'
 import { eventually } from '../helpers/eventually.js'
 
-const quiet: DispatchObserver = { enqueued () {}, dequeued () {}, dispatched () {}, finished () {}, rejected () {} }
+const quiet: DispatchObserver = { enqueued () {}, dequeued () {}, dispatched () {}, finished () {}, rejected () {}, changed () {}, unaccommodated () {}, configured () {} }
 
 const level = (name: string, shares: number, lendablePercent: number, limitResponse: AnyObject, borrowingLimitPercent?: number): AnyObject => ({
   metadata: { name, uid: name },
