@@ -8,7 +8,9 @@ export default async function * failures (source) {
   const into = process.env.TEST_FAILURES_FILE
   for await (const event of source) {
     if (event.type !== 'test:fail' || into === undefined) continue
-    const { name, file, details } = event.data
+    const { name, file, details, todo, skip } = event.data
+    // A test marked todo may fail without failing the run.
+    if ((todo !== undefined && todo !== false) || (skip !== undefined && skip !== false)) continue
     // A suite fails when a test inside it fails; the test itself is the line worth reading.
     if (details?.error?.failureType === 'subtestsFailed') continue
     const error = details?.error?.cause ?? details?.error
