@@ -20,8 +20,8 @@ const RETRY_MS = 500
 const CONCURRENCY = 20
 /** Every this many resyncs (30 s apart) the graph is rebuilt from the caches. */
 const FULL_PASS_EVERY = 10
-/** Objects a full pass observes before it lets other work run. */
-const PASS_SLICE = 2000
+/** How long a full pass works before it lets other work run (a TLS handshake takes several turns). */
+const PASS_SLICE_MS = 5
 
 type OwnerState = 'solid' | 'waiting' | 'dangling'
 /** How a reference resolves: an owner's state, or a reference that cannot be judged. */
@@ -139,9 +139,9 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   }
 
   /**
-   * Every followed object observed again, in slices: the first pass after a start (100,000
-   * objects cost about a second of CPU on a busy machine) would otherwise hold every request,
-   * /readyz's included, until it is done.
+   * Every followed object observed again, in slices of a few milliseconds: the first pass after
+   * a start (100,000 objects cost about a second of CPU on a busy machine) would otherwise hold
+   * every request, /readyz's included, until it is done.
    */
   async function rebuild (): Promise<void> {
     kinds = kindsOf()
@@ -149,6 +149,7 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     passSeen = seen
     try {
       let n = 0
+      let sliceEnd = performance.now() + PASS_SLICE_MS
       for (const store of followed()) {
         for (const { key } of store.cache.list(store.prefix)) {
           // The list is of the pass's start; an event may have changed or deleted the key (and
@@ -158,8 +159,9 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
             observe(store, key, item.json)
             seen.add(key)
           }
-          if (++n % PASS_SLICE === 0) {
+          if (++n % 64 === 0 && performance.now() > sliceEnd) {
             await new Promise(resolve => setImmediate(resolve))
+            sliceEnd = performance.now() + PASS_SLICE_MS
             if (loop.stopped()) {
               rebuildDue = true
               return
