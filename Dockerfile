@@ -40,4 +40,4 @@ USER node
 ENV LD_PRELOAD=libjemalloc.so.2 MALLOC_CONF=background_thread:true,dirty_decay_ms:1000
 VOLUME ["/data", "/pki"]
 EXPOSE 6443
-ENTRYPOINT ["node", "dist/bin/server.js", "--data-dir", "/data", "--bind-address", "0.0.0.0"]
+ENTRYPOINT ["node", "dist/bundle/server.js", "--data-dir", "/data", "--bind-address", "0.0.0.0"]

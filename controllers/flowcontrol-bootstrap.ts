@@ -11,6 +11,7 @@ import { FLOWCONTROL, GROUPS } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import type { Caller, ResourceStore } from '../storage/resource-store.js'
+import { bootstrapRead } from './loop.js'
 import { APISERVER_USER } from '../resources/user-info.js'
 import {
   MANDATORY_FLOW_SCHEMAS, MANDATORY_PRIORITY_LEVELS, SUGGESTED_FLOW_SCHEMAS, SUGGESTED_PRIORITY_LEVELS, specsEqual
@@ -69,7 +70,7 @@ export default fp(async function flowcontrolBootstrap (fastify: FastifyInstance)
     const name = expected.metadata.name as string
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       try {
-        const found = await objects.get('', name).catch((err: unknown) => { if (notFound(err)) return undefined; throw err })
+        const found = await bootstrapRead(objects, name, attempt)
         if (found === undefined) {
           await objects.create('', structuredClone(expected), WRITE, caller())
           return
@@ -99,6 +100,7 @@ export default fp(async function flowcontrolBootstrap (fastify: FastifyInstance)
   async function produce (): Promise<void> {
     const levels = store('prioritylevelconfigurations')
     const schemas = store('flowschemas')
+    await Promise.all([levels.freshen(undefined), schemas.freshen(undefined)])
     // Suggested first, as the reference does: mandatory objects are made only once the rest could be.
     for (const o of SUGGESTED_PRIORITY_LEVELS) await ensure(levels, o, false)
     for (const o of SUGGESTED_FLOW_SCHEMAS) await ensure(schemas, o, false)

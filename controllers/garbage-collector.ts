@@ -20,6 +20,8 @@ const RETRY_MS = 500
 const CONCURRENCY = 20
 /** Every this many resyncs (30 s apart) the graph is rebuilt from the caches. */
 const FULL_PASS_EVERY = 10
+/** How long a full pass works before it lets other work run (a TLS handshake takes several turns). */
+const PASS_SLICE_MS = 5
 
 type OwnerState = 'solid' | 'waiting' | 'dangling'
 /** How a reference resolves: an owner's state, or a reference that cannot be judged. */
@@ -105,13 +107,29 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
   let resyncs = 0
   /** Set whenever the loop (re)starts its watches: events before that were not seen. */
   let rebuildDue = true
+  let resyncing = false
+  /** The keys the full pass in progress has seen, its events' included; undefined between passes. */
+  let passSeen: Set<string> | undefined
   function resync (): void {
+    if (resyncing) return
+    resyncing = true
+    resyncAll().catch((err: unknown) => {
+      rebuildDue = true
+      if (!loop.stopped()) fastify.log.warn({ err }, 'garbage collector: resync failed; the next one rebuilds')
+    }).finally(() => { resyncing = false })
+  }
+
+  async function resyncAll (): Promise<void> {
     // The watches are gapless, so once built the graph needs no rebuilding while they last; a
     // full pass now and then costs a scan of every object and guards against a watch that ended.
-    if (rebuildDue || ++resyncs % FULL_PASS_EVERY === 0) {
+    let full = rebuildDue || ++resyncs % FULL_PASS_EVERY === 0
+    while (full) {
       rebuildDue = false
-      rebuild()
+      await rebuild()
+      // The loop restarted during the pass: the events it missed meanwhile need one more.
+      full = rebuildDue && !loop.stopped()
     }
+    if (loop.stopped()) return
     // What the events may not have settled: an owner absent from the start, a failed step.
     for (const d of graph.dependents.values()) {
       const pre = classifyCached(d)
@@ -120,17 +138,42 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
     for (const [key, t] of terminating) enqueueOwner(t.store, key)
   }
 
-  function rebuild (): void {
+  /**
+   * Every followed object observed again, in slices of a few milliseconds: the first pass after
+   * a start (100,000 objects cost about a second of CPU on a busy machine) would otherwise hold
+   * every request, /readyz's included, until it is done.
+   */
+  async function rebuild (): Promise<void> {
     kinds = kindsOf()
     const seen = new Set<string>()
-    for (const store of followed()) {
-      for (const item of store.cache.list(store.prefix)) {
-        observe(store, item.key, item.json)
-        seen.add(item.key)
+    passSeen = seen
+    try {
+      let n = 0
+      let sliceEnd = performance.now() + PASS_SLICE_MS
+      for (const store of followed()) {
+        for (const { key } of store.cache.list(store.prefix)) {
+          // The list is of the pass's start; an event may have changed or deleted the key (and
+          // been observed) since: what the cache holds now is what counts.
+          const item = store.cache.get(key)
+          if (item !== undefined) {
+            observe(store, key, item.json)
+            seen.add(key)
+          }
+          if (++n % 64 === 0 && performance.now() > sliceEnd) {
+            await new Promise(resolve => setImmediate(resolve))
+            sliceEnd = performance.now() + PASS_SLICE_MS
+            if (loop.stopped()) {
+              rebuildDue = true
+              return
+            }
+          }
+        }
       }
+      for (const key of [...graph.dependents.keys()]) if (!seen.has(key)) for (const uid of graph.remove(key)) wakeOwner(uid)
+      for (const key of [...terminating.keys()]) if (!seen.has(key)) forgetTerminating(key)
+    } finally {
+      passSeen = undefined
     }
-    for (const key of [...graph.dependents.keys()]) if (!seen.has(key)) for (const uid of graph.remove(key)) wakeOwner(uid)
-    for (const key of [...terminating.keys()]) if (!seen.has(key)) forgetTerminating(key)
   }
 
   // ---- owners -------------------------------------------------------------------------------
@@ -333,7 +376,11 @@ export default fp(async function garbageCollector (fastify: FastifyInstance) {
       kinds = kindsOf()
       return followed().map(store => ({
         store,
-        onEvent: (e) => { if (e.type === 'DELETED') gone(e.key, e.json); else observe(store, e.key, e.json) }
+        onEvent: (e) => {
+          passSeen?.add(e.key)
+          if (e.type === 'DELETED') gone(e.key, e.json)
+          else observe(store, e.key, e.json)
+        }
       }))
     },
     resync,

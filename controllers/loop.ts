@@ -26,6 +26,20 @@ export const controllerCaller = (manager: string): Caller =>
 export const CONTROLLER_WRITE = { dryRun: false, fieldValidation: 'Ignore' as const, force: false }
 
 /**
+ * The stored object a bootstrap step (the default roles, the default flow schemas) compares its
+ * own with; undefined when absent. A first attempt reads the cache, which the caller freshened
+ * once for the whole pass (one revision query rather than one per object, which at start-up is
+ * most of the time to ready); a retry, after a conflict, reads consistently.
+ */
+export async function bootstrapRead (store: ResourceStore, name: string, attempt: number): Promise<{ json: string } | undefined> {
+  if (attempt === 0) return await store.readRecent(store.key('', name), name)
+  return await store.get('', name).catch((err: unknown) => {
+    if (err instanceof ApiError && err.code === 404) return undefined
+    throw err
+  })
+}
+
+/**
  * Writes `status` to `obj` through /status, conditional on the version it was computed from:
  * true when written or the object is gone, false when it changed meanwhile (compute again).
  */

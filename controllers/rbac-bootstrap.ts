@@ -7,6 +7,7 @@ import { GROUPS, RBAC } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { AnyObject } from '../resources/define.js'
 import type { Caller, ResourceStore } from '../storage/resource-store.js'
+import { bootstrapRead } from './loop.js'
 import { APISERVER_USER } from '../resources/user-info.js'
 import { uncovered, type PolicyRule } from '../auth/rbac/rules.js'
 import {
@@ -46,10 +47,7 @@ export default fp(async function rbacBootstrap (fastify: FastifyInstance) {
     const name = expected.metadata.name as string
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
-        const found = await store.get('', name).catch((err: unknown) => {
-          if (err instanceof ApiError && err.code === 404) return undefined
-          throw err
-        })
+        const found = await bootstrapRead(store, name, attempt)
         if (found === undefined) {
           await store.create('', expected, WRITE, caller())
           return
@@ -66,6 +64,7 @@ export default fp(async function rbacBootstrap (fastify: FastifyInstance) {
   fastify.health.addPostStartHook('rbac/bootstrap-roles', async () => {
     const roles = fastify.resources.find({ group: GROUPS.rbac, resource: 'clusterroles' })!
     const bindings = fastify.resources.find({ group: GROUPS.rbac, resource: 'clusterrolebindings' })!
+    await Promise.all([roles.freshen(undefined), bindings.freshen(undefined)])
     for (const r of DEFAULT_CLUSTER_ROLES) await ensure(roles, clusterRoleObject(r))
     for (const b of DEFAULT_CLUSTER_ROLE_BINDINGS) await ensure(bindings, clusterRoleBindingObject(b))
   })

@@ -97,6 +97,14 @@ export interface Storage {
    */
   list (opts: RangeOptions): Promise<ListPage>
   /**
+   * Every object under a prefix at the newest revision, in one snapshot and in no particular
+   * order (a cache's fill, which orders its keys itself): each is handed to `onObject` as its
+   * row arrives, so neither the rows nor a page of them are ever held at once, and the database
+   * need not sort the range. Resolves with the revision read at. An exception from `onObject`
+   * rejects the scan once the rest has been read past.
+   */
+  scan (prefix: string, onObject: (key: string, revision: number, json: string) => void): Promise<number>
+  /**
    * Applies one write. Concurrent calls are batched into one transaction (group commit); each
    * keeps its own precondition and result. Stamps `metadata.resourceVersion` with the new
    * revision. Throws KeyExists, NotFound or Conflict, decided in the database.

@@ -224,6 +224,8 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       return range.revision === undefined ? listNewest(range) : listAt(range, range.revision)
     },
 
+    scan,
+
     write (op) {
       if (closed) return Promise.reject(new StorageError('Unavailable', op.key, 'storage is closed'))
       let json: string
@@ -310,6 +312,55 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
        ) ORDER BY key`,
       rangeParams(lo, range.continueAfterKey, limit === undefined ? undefined : limit + 1, hi))
     return toPage(rows, rows[0].current!, limit, range.count === true ? rows[0].total : null)
+  }
+
+  async function scan (prefix: string, onObject: (key: string, revision: number, json: string) => void): Promise<number> {
+    const [lo, hi] = keyRange(prefix)
+    const start = observer === undefined ? 0 : performance.now()
+    let client: pg.PoolClient
+    try {
+      client = await pool.connect()
+    } catch (err) {
+      throw translate(err)
+    }
+    let failed: unknown
+    try {
+      return await new Promise<number>((resolve, reject) => {
+        // No ORDER BY: a range too big for work_mem would be sorted on disk (at 100,000 objects of
+        // 1 KiB, 140 MB of temporary files written and read back before the first row), and an
+        // index walk in key order reads the table's pages at random. The counter's row (key NULL)
+        // comes from the same snapshot as the objects; arrays, not objects, per row.
+        const config: pg.QueryArrayConfig = {
+          text: `SELECT NULL::text AS key, value AS revision, NULL::text AS value FROM revision
+            UNION ALL SELECT key, revision, value FROM objects WHERE key >= $1 AND ($2::text IS NULL OR key < $2)`,
+          values: [lo, hi ?? null],
+          rowMode: 'array'
+        }
+        const q = new pg.Query(config)
+        let revision: number | undefined
+        let thrown: unknown
+        q.on('row', (row: [string | null, number, string | null]) => {
+          if (row[0] === null) revision = row[1]
+          else if (thrown === undefined) {
+            try {
+              onObject(row[0], row[1], row[2]!)
+            } catch (err) {
+              thrown = err
+            }
+          }
+        })
+        q.on('error', reject)
+        q.on('end', () => thrown === undefined ? resolve(revision!) : reject(thrown))
+        client.query(q)
+      })
+    } catch (err) {
+      failed = err
+      throw translate(err)
+    } finally {
+      // A connection that failed mid-scan is not handed to the next query.
+      client.release(failed instanceof Error && isConnectionError(failed) ? failed : undefined)
+      if (observer !== undefined) observer.query('scan', (performance.now() - start) / 1000)
+    }
   }
 
   async function listAt (range: RangeOptions, rev: number): Promise<ListPage> {

@@ -180,7 +180,7 @@ class Cache implements WatchCache {
   private fillDone: Promise<void>
   private settleFill?: { resolve: () => void, reject: (err: unknown) => void }
   private filled = false
-  readonly objects = new Map<string, CachedObject>()
+  objects = new Map<string, CachedObject>()
   readonly keys = new SortedKeys()
   /** The states at past revisions that continue pages were read at, most recently used last. */
   private pasts: PastState[] = []
@@ -217,20 +217,22 @@ class Cache implements WatchCache {
 
   async fill (): Promise<void> {
     try {
-      const page = await this.storage.list({ prefix: this.prefix })
-      this.objects.clear()
+      // Built aside as the rows arrive (a refill's readers see the old state until it is done),
+      // each row's value kept as the entry's bytes: nothing else of the read is held.
+      const objects = new Map<string, CachedObject>()
       const keys: string[] = []
-      for (const item of page.items) {
-        this.objects.set(item.key, new Entry(item.key, item.revision, this.transform(item.json), this.parse))
-        keys.push(item.key)
-      }
+      const revision = await this.storage.scan(this.prefix, (key, revision, json) => {
+        objects.set(key, new Entry(key, revision, this.transform(json), this.parse))
+        keys.push(key)
+      })
+      this.objects = objects
       this.keys.reset(keys)
       this.pasts = []
       this.labels = undefined
-      this.revision = page.revision
+      this.revision = revision
       this.events = []
       this.head = 0
-      this.windowStart = page.revision
+      this.windowStart = revision
       const held = this.heldLog ?? []
       this.heldLog = undefined
       this.filled = true

@@ -1,4 +1,4 @@
-// The server users run: `node dist/bin/server.js`, as `npm start` ships it. Test processes
+// The server users run: `node dist/bundle/server.js`, as `npm start` ships it. Test processes
 // share one checkout and run side by side, so the build runs under a lock; scripts/build.mjs
 // itself returns at once when dist/ is up to date, so only the first launch after an edit pays.
 import { spawnSync } from 'node:child_process'
@@ -7,7 +7,7 @@ import { join } from 'node:path'
 
 const ROOT = new URL('../..', import.meta.url).pathname
 /** The built entry point, relative to the checkout (the server resolves paths from its cwd). */
-export const SERVER_ENTRY = 'dist/bin/server.js'
+export const SERVER_ENTRY = 'dist/bundle/server.js'
 /** Inside dist/ (ignored by git); a directory, which the build's clean-up of stale files passes over. */
 const LOCK = join(ROOT, 'dist', '.build-lock')
 /** A lock older than any build is one a killed test process left behind. */

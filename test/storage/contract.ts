@@ -147,6 +147,31 @@ export function storageContract (name: string, make: MakeStorage): void {
       assert.equal((await s.list({ prefix: PREFIX })).items.length, 3)
     })
 
+    it('scans a prefix\'s newest state with its revision, one object at a time, in any order', async (t) => {
+      const s = await make(t)
+      const scanned = async (prefix: string): Promise<{ revision: number, items: StoredObject[] }> => {
+        const items: StoredObject[] = []
+        const revision = await s.scan(prefix, (key, revision, json) => { items.push({ key, revision, json }) })
+        return { revision, items: items.sort((a, b) => a.key < b.key ? -1 : 1) }
+      }
+      assert.deepEqual(await scanned(PREFIX), { revision: 0, items: [] })
+      for (const n of ['c', 'a', 'b']) await s.write({ type: 'create', key: key('ns', n), value: configMap('ns', n) })
+      await s.write({ type: 'create', key: key('nsx', 'd'), value: configMap('nsx', 'd') })
+      await s.write({ type: 'create', key: '/registry/core/configmaps0', value: configMap('', 'past the range') })
+      const a = (await s.get(key('ns', 'a')))!
+      await s.write({ type: 'update', key: key('ns', 'a'), value: configMap('ns', 'a', { v: '2' }), expectRevision: a.revision })
+      await s.write({ type: 'delete', key: key('ns', 'c'), value: configMap('ns', 'c'), expectRevision: 1 })
+      assert.deepEqual(await scanned(PREFIX), await s.list({ prefix: PREFIX }))
+      assert.deepEqual(await scanned(`${PREFIX}ns/`), await s.list({ prefix: `${PREFIX}ns/` }))
+      assert.deepEqual(await scanned('/registry/core/secrets/'), { revision: 7, items: [] })
+      // A failing consumer fails the scan, and the store goes on answering.
+      const boom = new Error('boom')
+      let calls = 0
+      await assert.rejects(s.scan(PREFIX, () => { calls++; throw boom }), boom)
+      assert.equal(calls, 1)
+      assert.equal((await scanned(PREFIX)).items.length, 3)
+    })
+
     it('batches 200 concurrent writes, each with its own precondition and result', async (t) => {
       const s = await make(t)
       const base: StoredObject[] = []
