@@ -63,7 +63,7 @@ describe('validatingadmissionpolicy-status-controller', () => {
       matchConstraints: DEPLOYMENTS,
       variables: [{ name: 'replicas', expression: 'object.spec.replicas' }, { name: 'broken', expression: 'object.nope' }],
       validations: [
-        { expression: "variables.replicas > 'three'", messageExpression: 'variables.replicas.size()' },
+        { expression: "variables.replicas > 'three'", messageExpression: "'replicas: ' + variables.replicas" },
         // A variable that does not compile is dyn: no warning where it is read.
         { expression: 'variables.broken == 1' }
       ]
@@ -71,7 +71,7 @@ describe('validatingadmissionpolicy-status-controller', () => {
     const warnings = (await checked('typed-variables')).typeChecking.expressionWarnings
     assert.deepEqual(warnings.map((w: AnyObject) => w.fieldRef), ['spec.validations[0].expression', 'spec.validations[0].messageExpression'])
     assert.match(warnings[0].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:\d+: found no matching overload for '_>_' applied to '\(int, string\)'/)
-    assert.match(warnings[1].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:\d+: found no matching overload for 'size' applied to 'int/)
+    assert.match(warnings[1].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:\d+: found no matching overload for '_\+_' applied to '\(string, int\)'/)
   })
 
   it('types params by the paramKind, and leaves them undeclared when no served kind is the paramKind', async () => {
