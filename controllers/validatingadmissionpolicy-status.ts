@@ -86,7 +86,7 @@ export default fp(async function validatingAdmissionPolicyStatus (fastify: Fasti
         const generation = Number(policy.metadata.generation ?? 0)
         if (generation <= Number(policy.status?.observedGeneration ?? 0)) continue
         const served = fastify.resources.served()
-        const expressionWarnings = typeCheckPolicy(kindsToCheck(policy.spec, served), checkedPolicy(policy.spec, served))
+        const expressionWarnings = await typeCheckPolicy(kindsToCheck(policy.spec, served), checkedPolicy(policy.spec, served))
         const status = {
           ...policy.status,
           observedGeneration: generation,
