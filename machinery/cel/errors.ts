@@ -3,6 +3,8 @@
 //    | self.x > 1
 //    | .....^
 
+import { OPTIONAL_FIELD } from './message-literals.js'
+
 interface EngineError { summary?: string, message: string, range?: { start: number, end: number } }
 
 const OPERATORS: Record<string, string> = { '+': '_+_', '-': '_-_', '*': '_*_', '/': '_/_', '%': '_%_', '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_', '==': '_==_', '!=': '_!=_', in: '@in' }
@@ -20,8 +22,16 @@ function celGoWording (summary: string): string {
 
 export function celIssue (input: string, err: unknown): string {
   const e = err as EngineError
-  const summary = celGoWording(e.summary ?? e.message.split('\n')[0])
+  let summary = celGoWording(e.summary ?? e.message.split('\n')[0])
   let start = e.range?.start
+  // A `?field:` given no optional (message-literals.ts wraps its value), as cel-go's checker words it.
+  const optionalField = new RegExp(`^found no matching overload for '${OPTIONAL_FIELD}\\((.*)\\)'$`).exec(summary)
+  if (optionalField !== null && start !== undefined) {
+    const field = /^\?\s*([A-Za-z_][A-Za-z0-9_]*)\s*/.exec(input.slice(start))
+    summary = `expected type of field '${field?.[1] ?? ''}' is 'optional_type(dyn)' but provided type is '${optionalField[1]}'`
+    // cel-go places a field initializer at its colon.
+    start += field?.[0].length ?? 0
+  }
   if (start === undefined || start < 0) return `ERROR: <input>:-1:0: ${summary}`
   // cel-go places a field selection at its dot, the engine at the field's name.
   if (summary.startsWith('undefined field ')) {
