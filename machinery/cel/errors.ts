@@ -5,7 +5,13 @@
 
 import { OPTIONAL_FIELD } from './message-literals.js'
 
-interface EngineError { summary?: string, message: string, range?: { start: number, end: number } }
+interface EngineError {
+  summary?: string
+  message: string
+  range?: { start: number, end: number }
+  /** the node the checker refused: an operator's has its operands as args */
+  node?: { op?: string, args?: Array<{ end?: number }> }
+}
 
 const OPERATORS: Record<string, string> = { '+': '_+_', '-': '_-_', '*': '_*_', '/': '_/_', '%': '_%_', '<': '_<_', '<=': '_<=_', '>': '_>_', '>=': '_>=_', '==': '_==_', '!=': '_!=_', in: '@in' }
 
@@ -38,6 +44,13 @@ export function celIssue (input: string, err: unknown): string {
     let dot = start - 1
     while (dot > 0 && /\s/.test(input[dot]!)) dot--
     if (input[dot] === '.') start = dot
+  }
+  // And an operator's missing overload at the operator, the engine at the left operand.
+  const left = e.node?.args?.[0]?.end
+  if (/^found no matching overload for '(_|@in')/.test(summary) && e.node?.op !== undefined && typeof left === 'number') {
+    let at = left
+    while (at < input.length && /[\s)]/.test(input[at]!)) at++
+    if (input.startsWith(e.node.op, at)) start = at
   }
   const before = input.slice(0, start).split('\n')
   const line = before.length

@@ -70,8 +70,8 @@ describe('validatingadmissionpolicy-status-controller', () => {
     })
     const warnings = (await checked('typed-variables')).typeChecking.expressionWarnings
     assert.deepEqual(warnings.map((w: AnyObject) => w.fieldRef), ['spec.validations[0].expression', 'spec.validations[0].messageExpression'])
-    assert.match(warnings[0].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:\d+: found no matching overload for '_>_' applied to '\(int, string\)'/)
-    assert.match(warnings[1].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:\d+: found no matching overload for '_\+_' applied to '\(string, int\)'/)
+    assert.match(warnings[0].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:20: found no matching overload for '_>_' applied to '\(int, string\)'/)
+    assert.match(warnings[1].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:14: found no matching overload for '_\+_' applied to '\(string, int\)'/)
   })
 
   it('types params by the paramKind, and leaves them undeclared when no served kind is the paramKind', async () => {
@@ -135,7 +135,7 @@ describe('validatingadmissionpolicy-status-controller', () => {
     })
     const warnings = (await checked('widgets')).typeChecking.expressionWarnings
     assert.deepEqual(warnings.map((w: AnyObject) => w.fieldRef), ['spec.validations[1].expression'])
-    assert.match(warnings[0].warning, /^example\.com\/v1, Kind=Widget: ERROR: <input>:1:\d+: found no matching overload for '_==_' applied to '\(int, string\)'/)
+    assert.match(warnings[0].warning, /^example\.com\/v1, Kind=Widget: ERROR: <input>:1:18: found no matching overload for '_==_' applied to '\(int, string\)'/)
   })
 })
 
