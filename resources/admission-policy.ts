@@ -157,7 +157,8 @@ export function validateVariables (variables: Obj[] | undefined, field: string, 
     else if (!isCelIdentifier(name)) errors.push({ type: 'Invalid', field: `${at}.name`, value: name, detail: 'name is not a valid CEL identifier' })
     const expression = String(v?.expression ?? '')
     if (expression.trim() === '') errors.push({ type: 'Required', field: `${at}.expression`, detail: 'expression is not specified' })
-    else errors.push(...expressionProblems(`${at}.expression`, expression, 'any', scope))
+    // A variable reads the ones before it.
+    else errors.push(...expressionProblems(`${at}.expression`, expression, 'any', { ...scope, declaredVariables: scope.declaredVariables?.slice(0, i) }))
   })
   return errors
 }
@@ -195,7 +196,8 @@ export function validatePolicySpec (spec: Obj, checkMatchConditions: boolean): {
     if ((spec.matchConstraints.resourceRules ?? []).length === 0) errors.push({ type: 'Required', field: 'spec.matchConstraints.resourceRules' })
   }
   if (checkMatchConditions) errors.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', { params: withParams, authorizer: true }))
-  const scope: ExpressionScope = { params: withParams, authorizer: true, variables: (spec.variables ?? []).length > 0 }
+  const declaredVariables = (spec.variables as Obj[] | undefined ?? []).map(v => ({ name: String(v?.name ?? ''), expression: String(v?.expression ?? '') }))
+  const scope: ExpressionScope = { params: withParams, authorizer: true, variables: declaredVariables.length > 0, declaredVariables }
   errors.push(...validateVariables(spec.variables, 'spec.variables', scope))
   return { errors, scope, withParams }
 }
