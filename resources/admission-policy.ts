@@ -184,7 +184,7 @@ export function validateMutableOperations (mr: Obj | undefined | null, field: st
  * conditions are not compiled again, as the reference. Returns the scope the kind's own
  * expressions compile in.
  */
-export function validatePolicySpec (spec: Obj, checkMatchConditions: boolean): { errors: FieldError[], scope: ExpressionScope, withParams: boolean } {
+export function validatePolicySpec (spec: Obj, checkMatchConditions: boolean, patchTypes = false): { errors: FieldError[], scope: ExpressionScope, withParams: boolean } {
   const errors: FieldError[] = []
   if (spec.failurePolicy === undefined || spec.failurePolicy === null) errors.push({ type: 'Required', field: 'spec.failurePolicy' })
   else if (!FAILURE_POLICIES.includes(spec.failurePolicy)) errors.push(notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES))
@@ -198,7 +198,7 @@ export function validatePolicySpec (spec: Obj, checkMatchConditions: boolean): {
   if (checkMatchConditions) errors.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', { params: withParams, authorizer: true }))
   const declaredVariables = (spec.variables as Obj[] | undefined ?? []).map(v => ({ name: String(v?.name ?? ''), expression: String(v?.expression ?? '') }))
   const scope: ExpressionScope = { params: withParams, authorizer: true, variables: declaredVariables.length > 0, declaredVariables }
-  errors.push(...validateVariables(spec.variables, 'spec.variables', scope))
+  errors.push(...validateVariables(spec.variables, 'spec.variables', patchTypes ? { ...scope, patchTypes } : scope))
   return { errors, scope, withParams }
 }
 

@@ -26,6 +26,8 @@ export interface ExpressionScope {
    * with an int `n` is refused; without them `variables` is dyn.
    */
   declaredVariables?: ReadonlyArray<{ name: string, expression: string }>
+  /** A mutating policy's variables: they may build `Object{...}` and `JSONPatch{...}` values too (the reference's HasPatchTypes). */
+  patchTypes?: boolean
 }
 
 /** The detail of the Invalid error a compile problem is ("compilation failed: ERROR: ..."), or undefined. */

@@ -76,7 +76,7 @@ function expressionEnvironment (scope: ExpressionScope, mutation: boolean): Envi
   if (!typedVariables(scope)) return admissionEnvironment(scope, mutation)
   const fields: Record<string, string> = {}
   scope.declaredVariables.forEach((v, i) => {
-    const c = compileAdmissionExpression(v.expression, 'any', { params: scope.params, authorizer: true, variables: true, declaredVariables: scope.declaredVariables.slice(0, i) })
+    const c = compileAdmissionExpression(v.expression, 'any', { params: scope.params, authorizer: true, variables: true, declaredVariables: scope.declaredVariables.slice(0, i), patchTypes: mutation })
     fields[v.name] = c.ok ? c.expression.type : 'dyn'
   })
   const key = `${Number(scope.params)}${Number(scope.authorizer)}${Number(mutation)}|${JSON.stringify(fields)}`
@@ -99,10 +99,10 @@ function expressionEnvironment (scope: ExpressionScope, mutation: boolean): Envi
 /** Parses and checks an admission expression; errors in the reference's words ("compilation failed: ERROR: <input>:1:3: ..."). */
 export function compileAdmissionExpression (source: string, result: ExpressionResult, scope: ExpressionScope): Compilation {
   const declared = typedVariables(scope) ? JSON.stringify(scope.declaredVariables) : ''
-  const key = `${result}|${Number(scope.params)}${Number(scope.authorizer)}${Number(scope.variables ?? false)}|${declared}|${source}`
+  const key = `${result}|${Number(scope.params)}${Number(scope.authorizer)}${Number(scope.variables ?? false)}${Number(scope.patchTypes ?? false)}|${declared}|${source}`
   const kept = compiled.get(key)
   if (kept !== undefined) return kept
-  let c = isMutation(result) ? compileMutation(source, scope) : compileExpression(expressionEnvironment(scope, false), source, 'dyn')
+  let c = isMutation(result) || scope.patchTypes === true ? compileMutation(source, scope) : compileExpression(expressionEnvironment(scope, false), source, 'dyn')
   const accepted = ACCEPTED[result]
   if (c.ok && accepted !== undefined && c.expression.type !== 'dyn' && !accepted.includes(c.expression.type)) c = { ok: false, error: WRONG_TYPE[result] }
   if (compiled.size >= MAX_KEPT) compiled.clear()
