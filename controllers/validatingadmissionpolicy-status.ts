@@ -1,10 +1,12 @@
 // The reference controller manager's validatingadmissionpolicy-status-controller: each policy
 // whose generation is ahead of status.observedGeneration has its validations' expressions and
-// message expressions type-checked against the schemas of the kinds its matchConstraints name
+// message expressions (not its match conditions or audit annotations, as the reference's)
+// type-checked against the schemas of the kinds its matchConstraints name
 // (machinery/cel/typecheck.ts), and the warnings written to status.typeChecking with the
 // generation they are of. The kinds are the served ones, custom resources included, at most ten
 // per policy as the reference's; rules with a wildcard group or version, and wildcard or
-// subresource resources, name none.
+// subresource resources, name none. The status is written through /status as an update (the
+// reference applies it, server-side, with force).
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject, Resource } from '../resources/define.js'
