@@ -83,14 +83,23 @@ function kindEnvironment (target: TypeCheckTarget, params: StructuralSchema | nu
 }
 
 function declaredEnvironment (target: TypeCheckTarget, params: StructuralSchema | null | undefined): Environment {
+  try {
+    return environmentNaming(target, params, target.kind)
+  } catch {
+    // A kind named as one of the engine's own types (a custom resource may be) gets a qualified name.
+    return environmentNaming(target, params, `kubernetes.kinds.${target.kind}`)
+  }
+}
+
+function environmentNaming (target: TypeCheckTarget, params: StructuralSchema | null | undefined, typeName: string): Environment {
   const env = celEnvironment()
   registerAuthz(env)
-  const obj = declareSchemaType(env, target.schema, target.kind, true)
+  const obj = declareSchemaType(env, target.schema, typeName, true)
   env.registerVariable('object', obj.name)
   env.registerVariable('oldObject', obj.name)
   env.registerVariable('request', declareSchemaType(env, REQUEST, 'kubernetes.AdmissionRequest').name)
   env.registerVariable('namespaceObject', declareSchemaType(env, NAMESPACE, 'kubernetes.Namespace').name)
-  if (params !== undefined && params !== null) env.registerVariable('params', declareSchemaType(env, params, `${target.kind}.params`, true).name)
+  if (params !== undefined && params !== null) env.registerVariable('params', declareSchemaType(env, params, 'kubernetes.params', true).name)
   env.registerVariable('authorizer', 'kubernetes.authorization.Authorizer')
   return env
 }
@@ -115,7 +124,16 @@ function fieldType (base: Environment, type: string): string {
 
 /** Each expression's problems for one kind: the checked errors in cel-go's words, keyed by field. */
 function checkKind (target: TypeCheckTarget, policy: TypeCheckedPolicy): Map<string, string> {
-  const base = kindEnvironment(target, policy.params)
+  try {
+    return problemsOf(kindEnvironment(target, policy.params), policy)
+  } catch {
+    // A schema or variables the engine cannot declare: the kind is skipped, as the reference
+    // skips one it cannot resolve (type checking must never fail the policy).
+    return new Map()
+  }
+}
+
+function problemsOf (base: Environment, policy: TypeCheckedPolicy): Map<string, string> {
   const fields: Record<string, string> = {}
   for (const v of policy.variables) {
     const c = compileExpression(withVariables(base, fields), v.expression, 'dyn')
