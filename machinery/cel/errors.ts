@@ -21,8 +21,10 @@ function celGoWording (summary: string): string {
   if (m !== null) return `undeclared reference to '${m[1]}' (in container '')`
   m = /^No such key: (.*)$/.exec(summary)
   if (m !== null) return `undefined field '${m[1]}'`
-  m = /^no such overload: (\S+) (\S+) (\S+)$/.exec(summary)
-  if (m !== null && OPERATORS[m[2]] !== undefined) return `found no matching overload for '${OPERATORS[m[2]]}' applied to '(${m[1]}, ${m[3]})'`
+  // Type names may hold spaces (`map<string, int>`); cel-go writes their parameters in parentheses.
+  m = /^no such overload: (.+?) (\+|-|\*|\/|%|<=|>=|<|>|==|!=|in) (.+)$/.exec(summary)
+  const celGoType = (t: string): string => t.replaceAll('<', '(').replaceAll('>', ')')
+  if (m !== null && OPERATORS[m[2]] !== undefined) return `found no matching overload for '${OPERATORS[m[2]]}' applied to '(${celGoType(m[1])}, ${celGoType(m[3])})'`
   return summary
 }
 
