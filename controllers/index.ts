@@ -31,6 +31,7 @@ import nodeLifecycle, { type NodeLifecycleOptions } from './node-lifecycle.js'
 import endpointsController from './endpoints.js'
 import endpointSliceController from './endpointslice.js'
 import flowcontrolBootstrap from './flowcontrol-bootstrap.js'
+import validatingAdmissionPolicyStatus, { CONTROLLER_NAME as VAP_STATUS } from './validatingadmissionpolicy-status.js'
 import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 
 /** What a controller may read of the app's options. */
@@ -75,6 +76,7 @@ export const CONTROLLERS: ControllerEntry[] = [
   { name: 'nodelifecycle', plugin: nodeLifecycle, enabled: 'default', options: ctx => ctx.nodeLifecycle ?? {} },
   { name: 'endpoint', plugin: endpointsController, enabled: 'default' },
   { name: 'endpointslice', plugin: endpointSliceController, enabled: 'default' },
+  { name: VAP_STATUS, plugin: validatingAdmissionPolicyStatus, enabled: 'default' },
   // The apiextensions server's own controllers (naming, establishing, finalizer): not kube-controller-manager's, so no --controllers switch.
   { name: 'apiextensions', plugin: crdNaming, enabled: 'always' },
   // The API server's own priority-and-fairness-config-producer post-start hook, on every replica like rbac-bootstrap.

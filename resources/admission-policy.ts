@@ -157,7 +157,8 @@ export function validateVariables (variables: Obj[] | undefined, field: string, 
     else if (!isCelIdentifier(name)) errors.push({ type: 'Invalid', field: `${at}.name`, value: name, detail: 'name is not a valid CEL identifier' })
     const expression = String(v?.expression ?? '')
     if (expression.trim() === '') errors.push({ type: 'Required', field: `${at}.expression`, detail: 'expression is not specified' })
-    else errors.push(...expressionProblems(`${at}.expression`, expression, 'any', scope))
+    // A variable reads the ones before it.
+    else errors.push(...expressionProblems(`${at}.expression`, expression, 'any', { ...scope, declaredVariables: scope.declaredVariables?.slice(0, i) }))
   })
   return errors
 }
@@ -183,7 +184,7 @@ export function validateMutableOperations (mr: Obj | undefined | null, field: st
  * conditions are not compiled again, as the reference. Returns the scope the kind's own
  * expressions compile in.
  */
-export function validatePolicySpec (spec: Obj, checkMatchConditions: boolean): { errors: FieldError[], scope: ExpressionScope, withParams: boolean } {
+export function validatePolicySpec (spec: Obj, checkMatchConditions: boolean, patchTypes = false): { errors: FieldError[], scope: ExpressionScope, withParams: boolean } {
   const errors: FieldError[] = []
   if (spec.failurePolicy === undefined || spec.failurePolicy === null) errors.push({ type: 'Required', field: 'spec.failurePolicy' })
   else if (!FAILURE_POLICIES.includes(spec.failurePolicy)) errors.push(notSupported('spec.failurePolicy', spec.failurePolicy, FAILURE_POLICIES))
@@ -195,8 +196,9 @@ export function validatePolicySpec (spec: Obj, checkMatchConditions: boolean): {
     if ((spec.matchConstraints.resourceRules ?? []).length === 0) errors.push({ type: 'Required', field: 'spec.matchConstraints.resourceRules' })
   }
   if (checkMatchConditions) errors.push(...validateMatchConditions(spec.matchConditions, 'spec.matchConditions', { params: withParams, authorizer: true }))
-  const scope: ExpressionScope = { params: withParams, authorizer: true, variables: (spec.variables ?? []).length > 0 }
-  errors.push(...validateVariables(spec.variables, 'spec.variables', scope))
+  const declaredVariables = (spec.variables as Obj[] | undefined ?? []).map(v => ({ name: String(v?.name ?? ''), expression: String(v?.expression ?? '') }))
+  const scope: ExpressionScope = { params: withParams, authorizer: true, variables: declaredVariables.length > 0, declaredVariables }
+  errors.push(...validateVariables(spec.variables, 'spec.variables', patchTypes ? { ...scope, patchTypes } : scope))
   return { errors, scope, withParams }
 }
 

@@ -20,6 +20,14 @@ export interface ExpressionScope {
   authorizer: boolean
   /** `variables`: the policy's own, declared before this expression */
   variables?: boolean
+  /**
+   * The policy's variables this expression may read, as written, in order: the write-time check
+   * types each by its expression (the reference's composited compiler), so `variables.n > 'a'`
+   * with an int `n` is refused; without them `variables` is dyn.
+   */
+  declaredVariables?: ReadonlyArray<{ name: string, expression: string }>
+  /** A mutating policy's variables: they may build `Object{...}` and `JSONPatch{...}` values too (the reference's HasPatchTypes). */
+  patchTypes?: boolean
 }
 
 /** The detail of the Invalid error a compile problem is ("compilation failed: ERROR: ..."), or undefined. */

@@ -73,7 +73,7 @@ function validateMutation (m: Obj, field: string, scope: ExpressionScope): Field
  */
 function validateSpec (p: Obj, checkMatchConditions: boolean): FieldError[] {
   const spec: Obj = p.spec ?? {}
-  const { errors, scope } = validatePolicySpec(spec, checkMatchConditions)
+  const { errors, scope } = validatePolicySpec(spec, checkMatchConditions, true)
   if (spec.matchConstraints !== undefined && spec.matchConstraints !== null) {
     errors.push(...validateMutableOperations(spec.matchConstraints, 'spec.matchConstraints.resourceRules.operations'))
   }

@@ -68,7 +68,7 @@ function validateValidation (v: Obj, field: string, scope: ExpressionScope, with
     errors.push({ type: 'Invalid', field: `${field}.messageExpression`, value: messageExpression, detail: 'must be non-empty if specified' })
   } else if (messageExpression !== '') {
     // The reference declares no authorizer for messages, and params only when the policy has a paramKind.
-    errors.push(...expressionProblems(`${field}.messageExpression`, messageExpression, 'string', { params: withParams, authorizer: false, variables: scope.variables }))
+    errors.push(...expressionProblems(`${field}.messageExpression`, messageExpression, 'string', { params: withParams, authorizer: false, variables: scope.variables, declaredVariables: scope.declaredVariables }))
   }
   const text = String(v.message ?? '')
   if (text !== '' && text.trim() === '') errors.push({ type: 'Invalid', field: `${field}.message`, value: text, detail: 'message must be non-empty if specified' })

@@ -41,7 +41,7 @@ export function expression (source: string, result: ExpressionResult, scope: Exp
 }
 
 /** A stored policy's name, failure policy, match constraints, match conditions and variables, compiled; `scope` is what its own expressions may read. */
-export function compilePolicyExpressions (p: AnyObject): { common: PolicyExpressions, scope: ExpressionScope } {
+export function compilePolicyExpressions (p: AnyObject, patchTypes = false): { common: PolicyExpressions, scope: ExpressionScope } {
   const spec: AnyObject = p.spec ?? {}
   const params = spec.paramKind !== undefined && spec.paramKind !== null
   const scope: ExpressionScope = { params, authorizer: true, variables: (spec.variables ?? []).length > 0 }
@@ -53,7 +53,7 @@ export function compilePolicyExpressions (p: AnyObject): { common: PolicyExpress
       ...(params ? { paramKind: spec.paramKind } : {}),
       matchConstraints: spec.matchConstraints ?? undefined,
       matchConditions: (spec.matchConditions as AnyObject[] | undefined ?? []).map(c => expression(String(c.expression ?? ''), 'bool', { params, authorizer: true })),
-      variables: (spec.variables as AnyObject[] | undefined ?? []).map(v => ({ name: String(v.name ?? ''), ...expression(String(v.expression ?? ''), 'any', scope) }))
+      variables: (spec.variables as AnyObject[] | undefined ?? []).map(v => ({ name: String(v.name ?? ''), ...expression(String(v.expression ?? ''), 'any', patchTypes ? { ...scope, patchTypes } : scope) }))
     }
   }
 }

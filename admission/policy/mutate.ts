@@ -22,7 +22,7 @@ export interface CompiledMutatingPolicy extends PolicyExpressions {
 
 export function compileMutatingPolicy (p: AnyObject): CompiledMutatingPolicy {
   const spec: AnyObject = p.spec ?? {}
-  const { common, scope } = compilePolicyExpressions(p)
+  const { common, scope } = compilePolicyExpressions(p, true)
   return {
     ...common,
     reinvocationPolicy: spec.reinvocationPolicy === 'IfNeeded' ? 'IfNeeded' : 'Never',

@@ -2,8 +2,10 @@
 // messages and audit annotations; policies' and webhooks' matchConditions), as the reference's
 // admission/plugin/cel: `object`, `oldObject`, `request` and `namespaceObject` always, `params`
 // when the policy has a paramKind, `authorizer` where the reference declares it, `variables` in
-// a policy with variables. They are declared dyn: expressions are checked for syntax, declared
-// names and result type at write time; what fields the matched kinds have is not (see README).
+// a policy with variables. `object`, `oldObject`, `params` are dyn: expressions are checked for
+// syntax, declared names and result type at write time, with each variable of the type its own
+// expression checks to; what fields the matched kinds have is checked after the write, into the
+// policy's status, by typecheck.ts (as the reference's status controller does).
 import type { Environment } from '@marcbachmann/cel-js'
 import type { ExpressionResult, ExpressionScope } from '../../resources/cel-expressions.js'
 import { celEnvironment } from './environment.js'
@@ -59,12 +61,48 @@ const WRONG_TYPE: Record<ExpressionResult, string> = {
 const compiled = new Map<string, Compilation>()
 const MAX_KEPT = 4096
 
+const VARIABLES_TYPE = 'kubernetes.variables'
+const typedEnvironments = new Map<string, Environment>()
+
+/** Whether the scope's variables are typed: a write-time check that names them. */
+const typedVariables = (scope: ExpressionScope): scope is ExpressionScope & { declaredVariables: ReadonlyArray<{ name: string, expression: string }> } =>
+  scope.variables === true && scope.declaredVariables !== undefined
+
+/**
+ * The environment of an expression: `variables` of a type whose fields are the declared
+ * variables, each of the type its own expression checks to (dyn when it does not compile).
+ */
+function expressionEnvironment (scope: ExpressionScope, mutation: boolean): Environment {
+  if (!typedVariables(scope)) return admissionEnvironment(scope, mutation)
+  const fields: Record<string, string> = {}
+  scope.declaredVariables.forEach((v, i) => {
+    const c = compileAdmissionExpression(v.expression, 'any', { params: scope.params, authorizer: true, variables: true, declaredVariables: scope.declaredVariables.slice(0, i), patchTypes: mutation })
+    fields[v.name] = c.ok ? c.expression.type : 'dyn'
+  })
+  const key = `${Number(scope.params)}${Number(scope.authorizer)}${Number(mutation)}|${JSON.stringify(fields)}`
+  let env = typedEnvironments.get(key)
+  if (env === undefined) {
+    const base = admissionEnvironment({ ...scope, variables: false }, mutation)
+    try {
+      env = base.clone().registerType(VARIABLES_TYPE, { ctor: class {}, fields })
+    } catch {
+      // A checked type the declaration cannot name: the variables are dyn.
+      env = base.clone().registerType(VARIABLES_TYPE, { ctor: class {}, fields: Object.fromEntries(Object.keys(fields).map(k => [k, 'dyn'])) })
+    }
+    env.registerVariable('variables', VARIABLES_TYPE)
+    if (typedEnvironments.size >= MAX_KEPT) typedEnvironments.clear()
+    typedEnvironments.set(key, env)
+  }
+  return env
+}
+
 /** Parses and checks an admission expression; errors in the reference's words ("compilation failed: ERROR: <input>:1:3: ..."). */
 export function compileAdmissionExpression (source: string, result: ExpressionResult, scope: ExpressionScope): Compilation {
-  const key = `${result}|${Number(scope.params)}${Number(scope.authorizer)}${Number(scope.variables ?? false)}|${source}`
+  const declared = typedVariables(scope) ? JSON.stringify(scope.declaredVariables) : ''
+  const key = `${result}|${Number(scope.params)}${Number(scope.authorizer)}${Number(scope.variables ?? false)}${Number(scope.patchTypes ?? false)}|${declared}|${source}`
   const kept = compiled.get(key)
   if (kept !== undefined) return kept
-  let c = isMutation(result) ? compileMutation(source, scope) : compileExpression(admissionEnvironment(scope, false), source, 'dyn')
+  let c = isMutation(result) || scope.patchTypes === true ? compileMutation(source, scope) : compileExpression(expressionEnvironment(scope, false), source, 'dyn')
   const accepted = ACCEPTED[result]
   if (c.ok && accepted !== undefined && c.expression.type !== 'dyn' && !accepted.includes(c.expression.type)) c = { ok: false, error: WRONG_TYPE[result] }
   if (compiled.size >= MAX_KEPT) compiled.clear()
@@ -74,8 +112,8 @@ export function compileAdmissionExpression (source: string, result: ExpressionRe
 
 /**
  * A mutation's expression, its message literals rewritten for the engine. A `dyn` result (a
- * variable, a parameter's field) is let through to be checked when evaluated: variables here
- * carry no type, unlike the reference's.
+ * variable the plugin compiles untyped, a parameter's field) is let through to be checked when
+ * evaluated.
  */
 function compileMutation (source: string, scope: ExpressionScope): Compilation {
   const rewritten = rewriteMessageLiterals(source, constructorFor)
@@ -83,7 +121,7 @@ function compileMutation (source: string, scope: ExpressionScope): Compilation {
     const { name, at } = rewritten.unknownType
     return { ok: false, error: 'compilation failed: ' + celIssue(source, { message: `undeclared reference to '${name}' (in container '')`, range: { start: at, end: at } }) }
   }
-  return compileExpression(admissionEnvironment(scope, true), rewritten.source, 'dyn', { source, origin: rewritten.origin })
+  return compileExpression(expressionEnvironment(scope, true), rewritten.source, 'dyn', { source, origin: rewritten.origin })
 }
 
 /** The write-time check resources/cel-expressions.ts is handed: the Invalid detail, or undefined. */

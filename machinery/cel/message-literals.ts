@@ -2,8 +2,11 @@
 // which the mutating admission policies' expressions build their results with and the engine
 // does not parse. A source with such literals is rewritten into calls the engine knows before it
 // is parsed: `Name{f: v}` becomes `<constructor>("Name", {"f": dyn(v)})` (dyn keeps a literal with
-// fields of different types a homogeneous map), and every character of the rewritten source
+// fields of different types a homogeneous map), `?f: v` `{"f": dyn(__k8s_optional_field(v))}`, and every character of the rewritten source
 // remembers where it came from, so compile errors still point into what the user wrote.
+
+/** What `?field: value` wraps its value in: a function from `optional<A>` that the constructors read. */
+export const OPTIONAL_FIELD = '__k8s_optional_field'
 
 /** What a literal of `typeName` is rewritten to call; undefined refuses the name. */
 export type ConstructorFor = (typeName: string) => { call: string, withName: boolean } | undefined
@@ -128,16 +131,19 @@ export function rewriteMessageLiterals (src: string, constructorFor: Constructor
       const t = toks[j]
       if (t === undefined) return j
       if (t.text === '}') { emit('})', t.at); return j + 1 }
-      if (t.kind !== 'ident') {
+      // `?field: <optional>`: set only when the optional has a value (cel-go's optional field syntax).
+      const optional = t.text === '?' && toks[skipSpace(j + 1)]?.kind === 'ident'
+      const name = optional ? toks[skipSpace(j + 1)]! : t
+      if (name.kind !== 'ident') {
         // Not a field initializer: copied for the parser to refuse where the user wrote it.
         copy(t)
         return j + 1
       }
-      const colon = skipSpace(j + 1)
+      const colon = skipSpace(toks.indexOf(name) + 1)
       if (toks[colon]?.text !== ':') { copy(t); return j + 1 }
-      emit(`${JSON.stringify(t.text)}: dyn(`, t.at)
+      emit(`${JSON.stringify(name.text)}: dyn(${optional ? `${OPTIONAL_FIELD}(` : ''}`, t.at)
       j = expression(colon + 1)
-      emit(')', toks[j]?.at ?? src.length)
+      emit(optional ? '))' : ')', toks[j]?.at ?? src.length)
       if (toks[j]?.text === ',') { copy(toks[j]!); j++ }
     }
   }

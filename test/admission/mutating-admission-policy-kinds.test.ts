@@ -74,14 +74,21 @@ describe('MutatingAdmissionPolicy kinds: write-time checks', () => {
         { patchType: 'JSONPatch', jsonPatch: { expression: 'Object{}' } },
         { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Foo{a: 1}' } },
         { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{labels: nope}}' } },
-        { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{spec: params.x}' } }
-      ]
+        { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{spec: params.x}' } },
+        { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'Object{metadata: Object.metadata{?labels: {"a": "b"}}}' } },
+        { patchType: 'ApplyConfiguration', applyConfiguration: { expression: 'variables.patches' } }
+      ],
+      variables: [{ name: 'patches', expression: '[JSONPatch{op: "remove", path: "/data"}]' }]
     }))
     assertInvalid(res, 'spec.mutations[0].applyConfiguration.expression', 'FieldValueInvalid', 'must evaluate to Object')
     assertInvalid(res, 'spec.mutations[1].jsonPatch.expression', 'FieldValueInvalid', 'must evaluate to list(JSONPatch)')
     assertInvalid(res, 'spec.mutations[2].applyConfiguration.expression', 'FieldValueInvalid', "ERROR: <input>:1:1: undeclared reference to 'Foo'")
     assertInvalid(res, 'spec.mutations[3].applyConfiguration.expression', 'FieldValueInvalid', "ERROR: <input>:1:42: undeclared reference to 'nope'")
     assertInvalid(res, 'spec.mutations[4].applyConfiguration.expression', 'FieldValueInvalid', "undeclared reference to 'params'")
+    // A variable's type is its literal's: a list of patches is no apply configuration.
+    assertInvalid(res, 'spec.mutations[6].applyConfiguration.expression', 'FieldValueInvalid', 'must evaluate to Object')
+    assertInvalid(res, 'spec.mutations[5].applyConfiguration.expression', 'FieldValueInvalid',
+      "ERROR: <input>:1:41: expected type of field 'labels' is 'optional_type(dyn)' but provided type is 'map<string, string>'")
   })
 
   it('checks a binding: policy name, paramRef, matchResources operations', async () => {

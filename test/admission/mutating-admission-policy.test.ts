@@ -71,6 +71,34 @@ describe('MutatingAdmissionPolicy plugin', () => {
     assert.match(res2.json().message, /type mismatch: unexpected type name "Object.spec", expected "Object.metadata"/)
   })
 
+  it('sets a `?field:` only when its optional has a value', async () => {
+    await install('optional', 'opt-', {
+      mutations: [apply('Object{metadata: Object.metadata{?labels: has(object.metadata.annotations) ? optional.of({"annotated": "yes"}) : optional.none(), ?annotations: optional.none()}}')]
+    })
+    const plain = await createCm('opt-1')
+    assert.equal(plain.statusCode, 201, plain.body)
+    assert.equal(plain.json().metadata.labels, undefined)
+    assert.equal(plain.json().metadata.annotations, undefined)
+    const annotated = await createCm('opt-2', { annotations: { a: 'b' } })
+    assert.deepEqual(annotated.json().metadata.labels, { annotated: 'yes' })
+    assert.deepEqual(annotated.json().metadata.annotations, { a: 'b' })
+  })
+
+  it('builds apply configurations and patches in variables', async () => {
+    await install('from-variables', 'var-', {
+      variables: [
+        { name: 'labels', expression: 'Object.metadata{labels: {"via": "variable"}}' },
+        { name: 'config', expression: 'Object{metadata: variables.labels}' },
+        { name: 'patches', expression: '[JSONPatch{op: "add", path: "/data/added", value: "yes"}]' }
+      ],
+      mutations: [apply('variables.config'), patch('variables.patches')]
+    })
+    const res = await createCm('var-1')
+    assert.equal(res.statusCode, 201, res.body)
+    assert.deepEqual(res.json().metadata.labels, { via: 'variable' })
+    assert.equal(res.json().data.added, 'yes')
+  })
+
   it('a failed JSON patch test leaves the object as it is', async () => {
     await install('tested', 'test-', { mutations: [patch('[JSONPatch{op: "test", path: "/data/k", value: "other"}, JSONPatch{op: "add", path: "/data/t", value: "1"}]')] })
     const res = await createCm('test-1')

@@ -58,6 +58,30 @@ describe('ValidatingAdmissionPolicy kinds: write-time checks', () => {
     assertInvalid(res2, 'spec.validations[0].message', 'FieldValueInvalid', 'message must not contain line breaks')
   })
 
+  it('types each variable by its expression for the expressions that read it', async () => {
+    const res = await create(POLICIES, policy('typed-variables', {
+      variables: [
+        { name: 'count', expression: 'size(object.data)' },
+        { name: 'early', expression: 'variables.late' },
+        { name: 'late', expression: 'variables.count + 1' },
+        { name: 'broken', expression: 'nope' }
+      ],
+      validations: [
+        { expression: "variables.count > 'three'" },
+        { expression: 'variables.late' },
+        { expression: 'variables.broken == 1 && variables.late > 1', messageExpression: 'variables.count' }
+      ]
+    }))
+    // A variable reads only the ones before it; one that does not compile is dyn.
+    assertInvalid(res, 'spec.variables[1].expression', 'FieldValueInvalid', "ERROR: <input>:1:10: undefined field 'late'")
+    assertInvalid(res, 'spec.variables[3].expression', 'FieldValueInvalid', "undeclared reference to 'nope'")
+    assertInvalid(res, 'spec.validations[0].expression', 'FieldValueInvalid', "ERROR: <input>:1:17: found no matching overload for '_>_' applied to '(int, string)'")
+    assertInvalid(res, 'spec.validations[1].expression', 'FieldValueInvalid', 'must evaluate to bool')
+    assertInvalid(res, 'spec.validations[2].messageExpression', 'FieldValueInvalid', 'must evaluate to string')
+    const causes = res.json().details.causes.map((c: AnyObject) => c.field)
+    assert.ok(!causes.includes('spec.validations[2].expression'), JSON.stringify(causes))
+  })
+
   it('refuses a binding with Deny and Warn, no action, or a paramRef with both name and selector', async () => {
     const res = await create(BINDINGS, binding('both', 'p', { validationActions: ['Deny', 'Warn'], paramRef: { name: 'x', selector: {}, parameterNotFoundAction: 'Deny' } }))
     assertInvalid(res, 'spec.validationActions', 'FieldValueInvalid', 'must not contain both Deny and Warn')

@@ -36,7 +36,7 @@ describe('CEL rule compilation', () => {
   const errors: Array<{ name: string, rule: string, want: string }> = [
     { name: 'an undefined field', rule: 'self.nope > 1', want: "compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope > 1\n | ....^" },
     { name: 'an undeclared variable', rule: 'other == 1', want: "compilation failed: ERROR: <input>:1:1: undeclared reference to 'other' (in container '')\n | other == 1\n | ^" },
-    { name: 'a type mismatch', rule: 'self.replicas + self.name == 1', want: "compilation failed: ERROR: <input>:1:1: found no matching overload for '_+_' applied to '(int, string)'" },
+    { name: 'a type mismatch', rule: 'self.replicas + self.name == 1', want: "compilation failed: ERROR: <input>:1:15: found no matching overload for '_+_' applied to '(int, string)'" },
     { name: 'a syntax error', rule: 'self.replicas >', want: 'compilation failed: ERROR: <input>:1:16: ' },
     { name: 'a rule that is not a bool', rule: 'self.replicas', want: 'cel expression must evaluate to a bool' },
     { name: 'a mixed list literal', rule: '[1, "a"].size() == 2', want: 'compilation failed: ERROR: <input>:1:' }

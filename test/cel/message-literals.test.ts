@@ -36,6 +36,15 @@ describe('message literals', () => {
     assert.deepEqual(typeNameMismatches(v.value as ObjectValue), ['unexpected type name "Object.status", expected "Object.spec", which matches field name path from root Object type'])
   })
 
+  it('sets a `?field:` only when its optional has a value, and type-checks the nested literal inside', () => {
+    const c = compileAdmissionExpression('Object{?spec: optional.of(Object.spec{?replicas: optional.none(), n: size(object.items)}), ?status: optional.none()}', 'object', scope)
+    assert.ok(c.ok, c.ok ? '' : c.error)
+    const v = c.expression.evaluate(vars)
+    assert.ok(v.ok && v.value instanceof ObjectValue)
+    assert.deepEqual(celToJson(v.value), { spec: { n: 2 } })
+    assert.deepEqual(typeNameMismatches(v.value), [])
+  })
+
   it('puts compile errors where the user wrote them', () => {
     const c = compileAdmissionExpression('Object{metadata: Object.metadata{name: nope}}', 'object', scope)
     assert.ok(!c.ok)

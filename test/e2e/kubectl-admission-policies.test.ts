@@ -73,6 +73,14 @@ test('kubectl: admission policies and webhook matchConditions', { skip: hasKubec
   await kubectl('patch', 'validatingadmissionpolicy', 'replica-limit', '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/spec/validations/0/expression', value: 'object.spec.replicas <= 1' }]))
   // (Not through /scale: the rule names deployments, not deployments/scale, as in the reference.)
   await assert.rejects(kubectl('patch', 'deployment', 'web', '-p', '{"spec":{"replicas":4}}'), /denied request: replicas must be no greater than 10/)
+  // The type check of the changed policy: no warning, of its second generation.
+  await eventually(async () => assert.match((await kubectl('get', 'validatingadmissionpolicy', 'replica-limit', '-o', 'yaml')).stdout, /status:\n {2}observedGeneration: 2\n {2}typeChecking: \{\}\n/))
+  // A field Deployments do not have is warned of.
+  await kubectl('patch', 'validatingadmissionpolicy', 'replica-limit', '--type=json', '-p', JSON.stringify([{ op: 'replace', path: '/spec/validations/0/expression', value: 'object.spec.replica <= 1' }]))
+  await eventually(async () => {
+    const { stdout } = await kubectl('get', 'validatingadmissionpolicy', 'replica-limit', '-o', 'yaml')
+    assert.match(stdout, / {2}observedGeneration: 3\n {2}typeChecking:\n {4}expressionWarnings:\n {4}- fieldRef: spec.validations\[0\].expression\n {6}warning: \|\n {8}apps\/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'\n/)
+  })
 
   // Warn and Audit bindings of a policy on ConfigMaps.
   await kubectl('apply', '-f', manifest('labels.yaml', [

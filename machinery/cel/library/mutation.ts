@@ -3,8 +3,8 @@
 // `Object`, nested literals named by their field path, `Object.spec.template{...}`),
 // `JSONPatch{op, path, from, value}` and `jsonpatch.escapeKey`. Literals reach the engine through
 // message-literals.ts as calls of the constructors declared here.
-import type { Environment } from '@marcbachmann/cel-js'
-import type { ConstructorFor } from '../message-literals.js'
+import type { Environment, Optional } from '@marcbachmann/cel-js'
+import { OPTIONAL_FIELD, type ConstructorFor } from '../message-literals.js'
 import { charge } from '../cost.js'
 
 /** An `Object{...}` value: the apply configuration's root. */
@@ -29,12 +29,27 @@ export const constructorFor: ConstructorFor = (name) => {
   return undefined
 }
 
-const fieldsOf = (m: unknown): Record<string, unknown> => m instanceof Map ? Object.fromEntries(m) : { ...(m as Record<string, unknown>) }
+/** A `?field:` initializer's value: the optional it was given, unwrapped by the constructor. */
+class OptionalField {
+  constructor (readonly value: Optional) {}
+}
+
+/** A literal's fields: a `?field:` whose optional is empty is left out, one with a value is set to it. */
+const fieldsOf = (m: unknown): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of m instanceof Map ? m : Object.entries(m as Record<string, unknown>)) {
+    if (!(v instanceof OptionalField)) out[k as string] = v
+    else if (v.value.hasValue()) out[k as string] = v.value.value()
+  }
+  return out
+}
 
 export function registerMutation (env: Environment): void {
   env.registerType('Object', ObjectValue)
   env.registerType('JSONPatch', JSONPatchValue)
   env.registerType('kubernetes.JSONPatchLibrary', JSONPatchLibrary)
+  env.registerType('kubernetes.OptionalField', OptionalField)
+  env.registerFunction(`${OPTIONAL_FIELD}(optional<A>): kubernetes.OptionalField`, (o: Optional) => new OptionalField(o))
   env.registerFunction('__k8s_object(map<string, dyn>): Object', (m: unknown) => new ObjectValue(fieldsOf(m)))
   env.registerFunction('__k8s_jsonpatch(map<string, dyn>): JSONPatch', (m: unknown) => new JSONPatchValue(fieldsOf(m)))
   env.registerFunction('__k8s_nested(string, map<string, dyn>): dyn', (name: string, m: unknown) => {
