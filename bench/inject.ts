@@ -3,25 +3,13 @@
 // admission chain, the store) on a fresh database. For profiling between commits, next to
 // `npm run bench`, whose figures are what the issue's targets are measured on.
 //   npx tsx bench/inject.ts [create|create-custom|get|update] [requests] [concurrency]   (DATABASE_URL or the local PostgreSQL)
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { buildApp } from '../server/app.js'
 import { BENCH_CRD, configMapBody, customObjectBody } from './payload.js'
 import { commandCpuMs } from './cpu.js'
-import { scratchDatabase } from './scratch-database.js'
+import { inProcessApp } from './in-process.js'
 
 const [workload = 'create', total = '20000', concurrency = '64'] = process.argv.slice(2)
-const db = await scratchDatabase('inject')
-
-const dir = mkdtempSync(join(tmpdir(), 'inject-bench-'))
-const tokenAuthFile = join(dir, 'tokens.csv')
-writeFileSync(tokenAuthFile, 'bench-token,bench,uid-bench,"system:masters"\n')
-const app = await buildApp({ databaseUrl: db.url, tokenAuthFile, compactionIntervalMs: 0 })
-await app.ready()
-await app.health.postStartHooksFinished()
-const headers = { authorization: 'Bearer bench-token', 'content-type': 'application/json' }
+const { app, db, headers } = await inProcessApp('inject')
 const ns = 'bench-inject'
 await app.inject({ method: 'POST', url: '/api/v1/namespaces', headers, payload: JSON.stringify({ metadata: { name: ns } }) })
 const path = `/api/v1/namespaces/${ns}/configmaps`

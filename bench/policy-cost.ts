@@ -2,24 +2,13 @@
 // (`fastify.inject`, no TLS or load generator sharing the cores): creates into a namespace the
 // policy's binding selects, alternated with creates into one it does not, in rounds.
 //   npx tsx bench/policy-cost.ts [creates per round] [rounds]   (DATABASE_URL or the local PostgreSQL)
-import { mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { buildApp } from '../server/app.js'
 import { configMapBody } from './payload.js'
-import { scratchDatabase } from './scratch-database.js'
+import { inProcessApp } from './in-process.js'
 import { BENCH_POLICY, benchPolicyBinding } from './policy.js'
 
 const [perRoundArg = '2000', roundsArg = '5'] = process.argv.slice(2)
 const perRound = Number(perRoundArg)
-const db = await scratchDatabase('policy_cost')
-const dir = mkdtempSync(join(tmpdir(), 'policy-cost-'))
-const tokenAuthFile = join(dir, 'tokens.csv')
-writeFileSync(tokenAuthFile, 'bench-token,bench,uid-bench,"system:masters"\n')
-const app = await buildApp({ databaseUrl: db.url, tokenAuthFile, compactionIntervalMs: 0 })
-await app.ready()
-await app.health.postStartHooksFinished()
-const headers = { authorization: 'Bearer bench-token', 'content-type': 'application/json' }
+const { app, db, headers } = await inProcessApp('policy_cost')
 const post = async (url: string, body: string): Promise<number> => (await app.inject({ method: 'POST', url, headers, payload: body })).statusCode
 const ar = '/apis/admissionregistration.svc.io/v1'
 for (const ns of ['plain', 'policy']) await post('/api/v1/namespaces', JSON.stringify({ metadata: { name: ns } }))
