@@ -17,7 +17,8 @@ export interface DispatchObserver {
   enqueued (level: string, schema: string, seats: number, queueLength: number): void
   dequeued (level: string, schema: string, seats: number): void
   dispatched (level: string, schema: string, seats: number, waitedMs: number): void
-  finished (level: string, schema: string, seats: number, executedMs: number): void
+  /** `watch`: the request was a watch, whose execution ends when its stream starts. */
+  finished (level: string, schema: string, seats: number, executedMs: number, watch: boolean): void
   rejected (level: string, schema: string, reason: RejectReason, waitedMs: number): void
   /** A level's totals changed: seats in use, requests executing, requests and seats waiting. */
   changed (s: LevelState): void
@@ -42,6 +43,7 @@ interface Waiter {
   schema: string
   seats: number
   afterwards: Afterwards | undefined
+  watch: boolean
   enqueuedAt: number
   queue: Queue
   settle (result: Grant | Rejection): void
@@ -222,7 +224,7 @@ export class Dispatcher {
    * the caller makes the larger of the two, as the reference reserves a request's most) for
    * `afterwards.ms` after it is released.
    */
-  private take (s: LevelState, schema: string, seats: number, queue: Queue | undefined, waitedMs: number, afterwards?: Afterwards): Grant {
+  private take (s: LevelState, schema: string, seats: number, queue: Queue | undefined, waitedMs: number, afterwards?: Afterwards, watch = false): Grant {
     // Exempt levels hold no seats of the limit: they are counted, never lent or borrowed.
     const lends = !s.entry.exempt
     const before = Math.max(0, s.inUseSeats - s.limits.guaranteed)
@@ -239,7 +241,7 @@ export class Dispatcher {
         if (released) return
         released = true
         s.executing--
-        this.observer.finished(s.entry.name, schema, seats, this.now() - started)
+        this.observer.finished(s.entry.name, schema, seats, this.now() - started, watch)
         const kept = afterwards === undefined || afterwards.ms <= 0 ? 0 : Math.min(afterwards.seats, seats)
         this.giveBack(s, seats - kept, queue)
         if (kept > 0) {
@@ -257,16 +259,16 @@ export class Dispatcher {
    * Admits a request of `level` in `flow` (schema name and distinguisher) asking `seats`: a grant
    * at once, a rejection at once, or a promise of either after waiting at most `waitLimitMs`.
    */
-  admit (level: string, schema: string, flow: string, seats: number, waitLimitMs: number, afterwards?: Afterwards): Grant | Rejection | Waiting {
+  admit (level: string, schema: string, flow: string, seats: number, waitLimitMs: number, afterwards?: Afterwards, watch = false): Grant | Rejection | Waiting {
     const s = this.levels.get(level)
     if (s === undefined || s.entry.exempt) {
       // Exempt levels never wait; they are counted, not limited.
       const exempt = s ?? new LevelState({ name: level, uid: '', exempt: true, nominalConcurrencyShares: 0, lendablePercent: 0, borrowingLimitPercent: 0, queuing: undefined }, { nominal: 0, lendable: 0, guaranteed: Infinity, upper: Infinity })
-      return this.take(exempt, schema, seats, undefined, 0)
+      return this.take(exempt, schema, seats, undefined, 0, undefined, watch)
     }
     const queuing = s.entry.queuing
     if (queuing === undefined || s.queues.length === 0) {
-      if (this.fits(s, seats)) return this.take(s, schema, seats, undefined, 0, afterwards)
+      if (this.fits(s, seats)) return this.take(s, schema, seats, undefined, 0, afterwards, watch)
       this.observer.rejected(level, schema, 'concurrency-limit', 0)
       return { rejected: 'concurrency-limit' }
     }
@@ -277,14 +279,14 @@ export class Dispatcher {
       if (q.queuedSeats + q.executingSeats < queue.queuedSeats + queue.executingSeats) queue = q
     }
     // Nothing waits in this level and the seats are free: no queue to go through.
-    if (s.waiting === 0 && this.fits(s, seats)) return this.take(s, schema, seats, queue, 0, afterwards)
+    if (s.waiting === 0 && this.fits(s, seats)) return this.take(s, schema, seats, queue, 0, afterwards, watch)
     if (queue.waiters.length >= queuing.queueLengthLimit) {
       this.observer.rejected(level, schema, 'queue-full', 0)
       return { rejected: 'queue-full' }
     }
     let settle!: (result: Grant | Rejection) => void
     const outcome = new Promise<Grant | Rejection>((resolve) => { settle = resolve })
-    const waiter: Waiter = { schema, seats, afterwards, enqueuedAt: this.now(), queue, settle, timer: undefined }
+    const waiter: Waiter = { schema, seats, afterwards, watch, enqueuedAt: this.now(), queue, settle, timer: undefined }
     if (queue.waiters.length === 0 && queue.executingSeats === 0) queue.virtualTime = Math.max(queue.virtualTime, s.clock)
     queue.waiters.push(waiter)
     queue.queuedSeats += seats
@@ -336,7 +338,7 @@ export class Dispatcher {
         s.clock = next.virtualTime
         next.virtualTime += w.seats
         this.observer.dequeued(s.entry.name, w.schema, w.seats)
-        w.settle(this.take(s, w.schema, w.seats, next, this.now() - w.enqueuedAt, w.afterwards))
+        w.settle(this.take(s, w.schema, w.seats, next, this.now() - w.enqueuedAt, w.afterwards, w.watch))
       }
     }
   }

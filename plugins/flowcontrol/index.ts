@@ -194,7 +194,7 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
     const d = dispatcher!
     const mutating = isMutatingVerb(info.verb)
     if (level.exempt) {
-      const grant = d.admit(level.name, schema.name, '', 1, 0) as Grant
+      const grant = d.admit(level.name, schema.name, '', 1, 0, undefined, info.verb === 'watch') as Grant
       hold(request, reply, countedExecuting(metrics, mutating, () => { grant.release() }))
       return
     }
@@ -216,7 +216,7 @@ export default fp(async function flowControl (fastify: FastifyInstance, opts: Fl
     }
     metrics.estimated(level.name, schema.name, seats)
     const distinguisher = distinguisherOf(schema, digest)
-    let result = d.admit(level.name, schema.name, `${schema.name}\n${distinguisher}`, seats, waitLimitMs, afterwards)
+    let result = d.admit(level.name, schema.name, `${schema.name}\n${distinguisher}`, seats, waitLimitMs, afterwards, info.verb === 'watch')
     if ('outcome' in result) {
       const waiting = result
       const gone = (): void => { waiting.cancel() }

@@ -217,11 +217,13 @@ export function flowcontrolMetrics (metrics: ApiserverMetrics, dispatcher: () =>
       c.executingSeats.set(c.executingSeats.value + seats)
       c.waitExecuted.observe(waitedMs / 1000)
     },
-    finished (level, schema, seats, executedMs) {
+    finished (level, schema, seats, executedMs, watch) {
       const c = of(level, schema)
       c.executingRequests.dec()
       c.executingSeats.set(c.executingSeats.value - seats)
-      c.execution.observe(executedMs / 1000)
+      // As the reference: a watch's execution (to its stream's start) is typed apart.
+      if (watch) executionDuration.child(level, schema, 'watch').observe(executedMs / 1000)
+      else c.execution.observe(executedMs / 1000)
     },
     rejected (level, schema, reason: RejectReason, waitedMs) {
       rejected.child(level, schema, reason).inc()

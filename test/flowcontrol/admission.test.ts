@@ -236,3 +236,14 @@ test('the watches a write is charged for are the open watch streams of its resou
   for (const w of await Promise.all(watches)) assert.equal(w.statusCode, 200)
   await eventually(() => { assert.equal(app.app.watchCounts.interested(write), 0, 'uncounted when they end') })
 })
+
+test('a watch\'s execution is observed as type watch, every other request\'s as regular', async (t) => {
+  const app = await buildTestApp(t)
+  const watched = await app.request({ method: 'GET', url: `${CM}?watch=1&timeoutSeconds=1`, as: 'alice' })
+  assert.equal(watched.statusCode, 200)
+  assert.equal((await app.request({ method: 'GET', url: CM, as: 'alice' })).statusCode, 200)
+  const all = samples((await app.request({ method: 'GET', url: '/metrics' })).body)
+  const count = (type: string): number => value(all, 'apiserver_flowcontrol_request_execution_seconds_count', { priority_level: 'global-default', flow_schema: 'global-default', type })
+  assert.equal(count('watch'), 1)
+  assert.ok(count('regular') >= 1)
+})
