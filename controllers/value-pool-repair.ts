@@ -6,6 +6,7 @@
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { AnyObject } from '../resources/define.js'
+import type { ResourceStore } from '../storage/resource-store.js'
 
 export interface ValuePoolRepairOptions {
   intervalMs?: number
@@ -25,17 +26,28 @@ export async function repairValuePools (fastify: FastifyInstance, graceMs = GRAC
   // Claims first: a value claimed after this read is not judged now.
   const claims = new Map(await Promise.all(pools.map(async p => [p.name, await p.claims()] as const)))
   const held = new Map<string, Map<string, string>>()
+  const storeOf = new Map<string, ResourceStore>()
   for (const store of fastify.resources.all()) {
     const heldValues = store.resource.strategy.heldValues
     if (heldValues === undefined) continue
     await store.freshen(undefined)
     for (const item of store.cache.list(store.prefix)) {
       const obj = JSON.parse(item.json) as AnyObject
+      storeOf.set(item.key, store)
       for (const h of heldValues(obj)) {
         if (!held.has(h.pool)) held.set(h.pool, new Map())
         held.get(h.pool)!.set(fastify.pools.get(h.pool)?.contains(h.value) === true ? canonical(fastify, h.pool, h.value) : h.value, item.key)
       }
     }
+  }
+  /** Whether the object at `key` holds `value` of `pool` now (its store caught up first). */
+  const stillHeld = async (key: string, pool: string, value: string): Promise<boolean> => {
+    const store = storeOf.get(key)!
+    await store.freshen(undefined)
+    const item = store.cache.get(key)
+    if (item === undefined) return false
+    return store.resource.strategy.heldValues!(JSON.parse(item.json) as AnyObject)
+      .some(h => h.pool === pool && (fastify.pools.get(pool)?.contains(h.value) === true ? canonical(fastify, pool, h.value) : h.value) === value)
   }
   let released = 0
   let recorded = 0
@@ -54,10 +66,13 @@ export async function repairValuePools (fastify: FastifyInstance, graceMs = GRAC
       if (claimedValues.has(value) || !pool.contains(value)) continue
       try {
         await pool.claim(value, owner, false)
-        recorded++
       } catch {
         // Claimed meanwhile (by its own write, or by another replica's repair).
+        continue
       }
+      // Deleted (its claim released) between the read above and this claim: not a holder now.
+      if (await stillHeld(owner, pool.name, value)) recorded++
+      else await pool.release(value, owner)
     }
   }
   return { released, recorded }
