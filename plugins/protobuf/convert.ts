@@ -21,11 +21,11 @@ const isLong = (v: unknown): v is { toNumber (): number } => typeof v === 'objec
 const toNumber = (v: unknown): number => isLong(v) ? v.toNumber() : Number(v)
 
 /** An embedded Go struct whose fields JSON flattens into the parent (`[(json_inline) = true]`). */
-const isInline = (field: protobuf.Field): boolean => field.options?.['(json_inline)'] === true
+export const isInline = (field: protobuf.Field): boolean => field.options?.['(json_inline)'] === true
 
 /** The JSON keys a message takes: its own fields', and those of its inlined structs in their place. */
 const jsonKeysCache = new WeakMap<protobuf.Type, Set<string>>()
-function jsonKeys (t: protobuf.Type): Set<string> {
+export function jsonKeys (t: protobuf.Type): Set<string> {
   const cached = jsonKeysCache.get(t)
   if (cached !== undefined) return cached
   const keys = new Set<string>()
@@ -84,16 +84,47 @@ function valueToMessage (field: protobuf.Field, v: Json, path: string, lenient: 
 }
 
 /** Keys of an object's JSON that are not message fields: typeMeta, which the envelope carries (list items carry it too). */
-const TYPE_META_KEYS = new Set(['apiVersion', 'kind'])
+export const TYPE_META_KEYS = new Set(['apiVersion', 'kind'])
 
 /**
  * The protobufjs plain object of `json` for message type `t` (ready for `t.encode`). A JSON key
  * the message has no field for is a ConversionError, so that nothing is dropped silently, unless
  * `lenient` (then it is left out).
  */
-export function toMessage (t: protobuf.Type, json: Json, path = '', lenient = false): Plain {
-  switch (t.fullName) {
-    case TIME: case MICRO_TIME: return parseTime(json, path)
+/** Messages whose JSON is not an object of their fields: times, quantities, int-or-string, embedded JSON, list wrappers. */
+const JSON_FORMS = new Set([TIME, MICRO_TIME, FIELDS_V1, RAW_EXTENSION, QUANTITY, INT_OR_STRING])
+const LIST_FORM = 'list'
+/** Each message's JSON form: its full name, LIST_FORM, or '' for an object of its fields. protobufjs builds `fullName` anew at every read. */
+const forms = new WeakMap<protobuf.Type, string>()
+function formOf (t: protobuf.Type): string {
+  let form = forms.get(t)
+  if (form === undefined) {
+    form = JSON_FORMS.has(t.fullName) ? t.fullName : isListWrapper(t) ? LIST_FORM : ''
+    forms.set(t, form)
+  }
+  return form
+}
+export const hasJsonForm = (t: protobuf.Type): boolean => formOf(t) !== ''
+
+/** Times seen lately, parsed: an object's timestamps repeat (its creation, its managed fields' times). */
+const parsedTimes = new Map<string, { seconds: number, nanos: number }>()
+const PARSED_TIMES_KEPT = 1024
+
+function parseTimeCached (s: unknown, path: string): { seconds: number, nanos: number } {
+  if (typeof s === 'string') {
+    const known = parsedTimes.get(s)
+    if (known !== undefined) return { seconds: known.seconds, nanos: known.nanos }
+  }
+  const parsed = parseTime(s, path)
+  if (parsedTimes.size >= PARSED_TIMES_KEPT) parsedTimes.clear()
+  parsedTimes.set(s as string, parsed)
+  return { seconds: parsed.seconds, nanos: parsed.nanos }
+}
+
+/** The plain object of a message with a JSON form of its own (`hasJsonForm`). */
+export function jsonFormToMessage (t: protobuf.Type, json: Json, path: string): Plain {
+  switch (formOf(t)) {
+    case TIME: case MICRO_TIME: return parseTimeCached(json, path)
     case FIELDS_V1: return { Raw: Buffer.from(JSON.stringify(json)) }
     case RAW_EXTENSION: return { raw: Buffer.from(JSON.stringify(json)) }
     case QUANTITY:
@@ -104,10 +135,17 @@ export function toMessage (t: protobuf.Type, json: Json, path = '', lenient = fa
       if (typeof json === 'string') return { type: 1, strVal: json }
       throw new ConversionError(`${path}: expected an integer or a string`)
   }
-  if (isListWrapper(t)) {
-    if (!Array.isArray(json)) throw new ConversionError(`${path}: expected a list`)
-    return { items: json.map((x, i) => scalarToMessage(t.fieldsArray[0]!, x, `${path}[${i}]`)) }
-  }
+  if (!Array.isArray(json)) throw new ConversionError(`${path}: expected a list`)
+  return { items: json.map((x, i) => scalarToMessage(t.fieldsArray[0]!, x, `${path}[${i}]`)) }
+}
+
+/**
+ * The protobufjs plain object of `json` for message type `t` (ready for `t.encode`). A JSON key
+ * the message has no field for is a ConversionError, so that nothing is dropped silently, unless
+ * `lenient` (then it is left out).
+ */
+export function toMessage (t: protobuf.Type, json: Json, path = '', lenient = false): Plain {
+  if (hasJsonForm(t)) return jsonFormToMessage(t, json, path)
   if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new ConversionError(`${path || '.'}: expected an object`)
   if (!lenient) {
     const known = jsonKeys(t)
