@@ -127,28 +127,39 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
     })
   }
 
-  /** Creates an object, or puts back its labels and the given fields when they differ. */
+  /** Per kind, the last failure logged: a reconcile failing the same way every interval says so once. */
+  const failures = new Map<string, string>()
+
+  /**
+   * Puts back an object's labels and the given fields when they differ, or creates it. A write
+   * that met another replica's (409) is tried once more on what that one wrote.
+   */
   async function writeOwn (store: ReturnType<typeof fastify.resources.find>, body: Record<string, any>, fields: string[]): Promise<void> {
     if (store === undefined) return
-    try {
-      await store.create(NAMESPACES.default, body, writeOptions, caller())
-      return
-    } catch (err) {
-      if (!(err instanceof ApiError && err.code === 409)) {
-        fastify.log.warn({ err: err instanceof Error ? err.message : err }, `the kubernetes ${String(body.kind)} could not be written`)
+    const kind = String(body.kind)
+    const put = (current: Record<string, any>): Record<string, any> => {
+      const labels = { ...current.metadata.labels, ...body.metadata.labels }
+      const changed = !isDeepStrictEqual(labels, current.metadata.labels ?? {}) || fields.some(f => !isDeepStrictEqual(current[f], body[f]))
+      if (!changed) return current
+      return { ...current, ...Object.fromEntries(fields.map(f => [f, body[f]])), metadata: { ...current.metadata, labels } }
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        try {
+          await store.update(NAMESPACES.default, KUBERNETES_SERVICE_NAME, put, { ...writeOptions, subresource: '' }, caller())
+        } catch (err) {
+          if (!(err instanceof ApiError && err.code === 404)) throw err
+          await store.create(NAMESPACES.default, body, writeOptions, caller())
+        }
+        failures.delete(kind)
+        return
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err
+        if (err.code === 409 && attempt === 0) continue
+        if (failures.get(kind) !== err.message) fastify.log.warn({ err: err.message }, `the kubernetes ${kind} could not be written`)
+        failures.set(kind, err.message)
         return
       }
-    }
-    try {
-      await store.update(NAMESPACES.default, KUBERNETES_SERVICE_NAME, (current) => {
-        const labels = { ...current.metadata.labels, ...body.metadata.labels }
-        const changed = !isDeepStrictEqual(labels, current.metadata.labels ?? {}) || fields.some(f => !isDeepStrictEqual(current[f], body[f]))
-        if (!changed) return current
-        return { ...current, ...Object.fromEntries(fields.map(f => [f, body[f]])), metadata: { ...current.metadata, labels } }
-      }, { ...writeOptions, subresource: '' }, caller())
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err
-      fastify.log.warn({ err: err.message }, `the kubernetes ${String(body.kind)} could not be reconciled`)
     }
   }
 }, { name: 'controller:kubernetes-service', dependencies: ['rest'] })

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
 import { freshDatabase } from '../helpers/postgres.js'
 import { GROUPS } from '../../resources/naming.js'
+import { ENDPOINT_LEASES_PREFIX } from '../../storage/endpoint-leases.js'
+import { eventually } from '../helpers/eventually.js'
 
 // Reconciles only at start and stop here: the periodic ones are the unit tests' (endpoint-reconciler.test.ts).
 const OPTS = { securePort: 7443, endpointReconciler: { intervalMs: 3_600_000 } }
@@ -43,4 +45,16 @@ test('with the none reconciler the kubernetes Service has no endpoints written',
   assert.equal((await app.request({ method: 'GET', url: '/api/v1/namespaces/default/services/kubernetes' })).statusCode, 200)
   assert.equal((await app.request({ method: 'GET', url: '/api/v1/namespaces/default/endpoints/kubernetes' })).statusCode, 404)
   assert.equal((await app.request({ method: 'GET', url: `/apis/${GROUPS.discovery}/v1/namespaces/default/endpointslices/kubernetes` })).statusCode, 404)
+})
+
+test('a reconcile that finds the endpoints right renews the lease and writes nothing else', async (t) => {
+  const app = await buildTestApp(t, { advertiseAddress: '192.0.2.13', endpointReconciler: { intervalMs: 20 } })
+  const versions = async (): Promise<string[]> => Promise.all(['/api/v1/namespaces/default/endpoints/kubernetes', `/apis/${GROUPS.discovery}/v1/namespaces/default/endpointslices/kubernetes`]
+    .map(async url => (await app.request({ method: 'GET', url })).json().metadata.resourceVersion as string))
+  const leaseRevision = async (): Promise<number | undefined> => (await app.app.storage.get(`${ENDPOINT_LEASES_PREFIX}192.0.2.13`))?.revision
+  const before = await versions()
+  const renewed = await leaseRevision()
+  assert.ok(renewed !== undefined)
+  await eventually(async () => { assert.ok((await leaseRevision())! > renewed + 1, 'renewed twice more') }, 10_000, 20)
+  assert.deepEqual(await versions(), before)
 })
