@@ -83,6 +83,7 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     },
     // A wildcard or loopback bind names no address other hosts reach: then one of this host's.
     advertiseAddress: flags.advertiseAddress ?? (['0.0.0.0', '::', '::1'].includes(flags.bindAddress) || flags.bindAddress.startsWith('127.') ? undefined : flags.bindAddress),
+    endpointReconciler: { type: flags.endpointReconcilerType },
     leaderElection: {
       enabled: flags.leaderElect,
       leaseDurationMs: flags.leaderElectLeaseDurationMs,

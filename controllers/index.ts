@@ -23,7 +23,7 @@ import csrApproving from './csr-approving.js'
 import csrCleaner from './csr-cleaner.js'
 import bootstrapSigner from './bootstrap-signer.js'
 import resourceQuotaController from './resource-quota.js'
-import kubernetesService from './kubernetes-service.js'
+import kubernetesService, { type KubernetesServiceOptions } from './kubernetes-service.js'
 import valuePoolRepair from './value-pool-repair.js'
 import crdNaming from './crd-naming.js'
 import disruptionController from './disruption.js'
@@ -42,8 +42,8 @@ export interface ControllerContext {
   clusterSigning?: ClusterSigningOptions
   /** The node lifecycle controller's periods (--node-monitor-period and the grace periods). */
   nodeLifecycle?: NodeLifecycleOptions
-  /** The `kubernetes` Service's cluster IP (the first of the service range), this server's port, and the address its endpoints name. */
-  kubernetesService?: { clusterIP: string, port: number, endpointIP?: string }
+  /** The `kubernetes` Service's cluster IP (the first of the service range), this server's port, the address its endpoints name and how they are reconciled. */
+  kubernetesService?: KubernetesServiceOptions
 }
 
 /** A controller: its name is the one `--controllers` uses; options undefined means it cannot run with these settings. */

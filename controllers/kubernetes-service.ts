@@ -2,8 +2,9 @@
 // (https) to this server's port, so in-cluster clients find the API server by name. A
 // start-up write of every replica, as the reference server's bootstrap controller makes it:
 // created when missing, its ports put back when they differ. It has no selector: its Endpoints
-// and EndpointSlice, of its name, are written here too, naming this server's advertised address
-// at its port (the reference server's endpoint reconciler, for one server).
+// and EndpointSlice, of its name, are written by the endpoint reconciler (endpoint-reconciler.ts)
+// at start and every interval on every replica, naming the advertised address of every live
+// replica at its port; a replica's address goes as it shuts down.
 import fp from 'fastify-plugin'
 import { isDeepStrictEqual } from 'node:util'
 import type { FastifyInstance } from 'fastify'
@@ -12,6 +13,10 @@ import { isIPv6 } from 'node:net'
 import { CONTROLLER_USER, ENDPOINT_SLICES, GROUPS, NAMESPACES } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
 import type { Caller } from '../storage/resource-store.js'
+import { EndpointLeases } from '../storage/endpoint-leases.js'
+import {
+  DEFAULT_ENDPOINT_LEASE_DURATION_MS, DEFAULT_ENDPOINT_RECONCILE_INTERVAL_MS, LeaseEndpointReconciler, type EndpointReconcilerOptions
+} from './endpoint-reconciler.js'
 
 export interface KubernetesServiceOptions {
   /** The first address of the primary service range. */
@@ -20,6 +25,8 @@ export interface KubernetesServiceOptions {
   port: number
   /** The address clients in the cluster reach this server at: what its endpoints name; none written without it. */
   endpointIP?: string
+  /** --endpoint-reconciler-type, and the lease's duration and renewal interval. */
+  reconciler?: EndpointReconcilerOptions
 }
 
 /**
@@ -76,48 +83,83 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
     }
   })
 
-  fastify.addHook('onReady', async () => {
-    if (opts.endpointIP === undefined) return
-    const port = { name: 'https', port: opts.port, protocol: 'TCP' }
+  const port = { name: 'https', port: opts.port, protocol: 'TCP' }
+  /** The Endpoints and EndpointSlice naming `addresses`, created or put right. */
+  async function writeEndpoints (addresses: string[]): Promise<void> {
     await writeOwn(fastify.resources.find({ group: '', resource: 'endpoints' }), {
       apiVersion: 'v1',
       kind: 'Endpoints',
       // No controller mirrors these into a slice: the slice is written below.
       metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACES.default, labels: { [ENDPOINT_SLICES.skipMirrorLabel]: 'true' } },
-      subsets: [{ addresses: [{ ip: opts.endpointIP }], ports: [port] }]
+      subsets: [{ addresses: addresses.map(ip => ({ ip })), ports: [port] }]
     }, ['subsets'])
     await writeOwn(fastify.resources.find({ group: GROUPS.discovery, resource: 'endpointslices' }), {
       apiVersion: `${GROUPS.discovery}/v1`,
       kind: 'EndpointSlice',
       metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACES.default, labels: { [ENDPOINT_SLICES.serviceNameLabel]: KUBERNETES_SERVICE_NAME } },
-      addressType: isIPv6(opts.endpointIP) ? 'IPv6' : 'IPv4',
-      endpoints: [{ addresses: [opts.endpointIP], conditions: { ready: true } }],
+      addressType: isIPv6(addresses[0]!) ? 'IPv6' : 'IPv4',
+      endpoints: addresses.map(ip => ({ addresses: [ip], conditions: { ready: true } })),
       ports: [port]
     }, ['endpoints', 'ports'])
-  })
+  }
 
-  /** Creates an object, or puts back its labels and the given fields when they differ. */
+  const address = opts.endpointIP
+  if (address !== undefined && (opts.reconciler?.type ?? 'lease') === 'lease') {
+    const leases = new EndpointLeases(fastify.storage, { leaseDurationMs: opts.reconciler?.leaseDurationMs ?? DEFAULT_ENDPOINT_LEASE_DURATION_MS })
+    const reconciler = new LeaseEndpointReconciler(leases, writeEndpoints)
+    const intervalMs = opts.reconciler?.intervalMs ?? DEFAULT_ENDPOINT_RECONCILE_INTERVAL_MS
+    let timer: NodeJS.Timeout | undefined
+    let running: Promise<void> = Promise.resolve()
+    const reconcile = (): Promise<void> => reconciler.reconcile(address)
+      .catch((err: unknown) => { fastify.log.warn({ err: err instanceof Error ? err.message : err }, 'reconciling the kubernetes Service\'s endpoints failed') })
+    fastify.addHook('onReady', async () => {
+      await reconcile()
+      timer = setInterval(() => { running = reconcile() }, intervalMs)
+      timer.unref()
+    })
+    // As shutdown begins, while the store still answers: the other replicas' clients stop being sent here.
+    fastify.addHook('preClose', async () => {
+      if (timer !== undefined) clearInterval(timer)
+      await running
+      await reconciler.remove(address).catch((err: unknown) => {
+        fastify.log.warn({ err: err instanceof Error ? err.message : err }, 'removing this server from the kubernetes Service\'s endpoints failed')
+      })
+    })
+  }
+
+  /** Per kind, the last failure logged: a reconcile failing the same way every interval says so once. */
+  const failures = new Map<string, string>()
+
+  /**
+   * Puts back an object's labels and the given fields when they differ, or creates it. A write
+   * that met another replica's (409) is tried once more on what that one wrote.
+   */
   async function writeOwn (store: ReturnType<typeof fastify.resources.find>, body: Record<string, any>, fields: string[]): Promise<void> {
     if (store === undefined) return
-    try {
-      await store.create(NAMESPACES.default, body, writeOptions, caller())
-      return
-    } catch (err) {
-      if (!(err instanceof ApiError && err.code === 409)) {
-        fastify.log.warn({ err: err instanceof Error ? err.message : err }, `the kubernetes ${String(body.kind)} could not be written`)
+    const kind = String(body.kind)
+    const put = (current: Record<string, any>): Record<string, any> => {
+      const labels = { ...current.metadata.labels, ...body.metadata.labels }
+      const changed = !isDeepStrictEqual(labels, current.metadata.labels ?? {}) || fields.some(f => !isDeepStrictEqual(current[f], body[f]))
+      if (!changed) return current
+      return { ...current, ...Object.fromEntries(fields.map(f => [f, body[f]])), metadata: { ...current.metadata, labels } }
+    }
+    for (let attempt = 0; ; attempt++) {
+      try {
+        try {
+          await store.update(NAMESPACES.default, KUBERNETES_SERVICE_NAME, put, { ...writeOptions, subresource: '' }, caller())
+        } catch (err) {
+          if (!(err instanceof ApiError && err.code === 404)) throw err
+          await store.create(NAMESPACES.default, body, writeOptions, caller())
+        }
+        failures.delete(kind)
+        return
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err
+        if (err.code === 409 && attempt === 0) continue
+        if (failures.get(kind) !== err.message) fastify.log.warn({ err: err.message }, `the kubernetes ${kind} could not be written`)
+        failures.set(kind, err.message)
         return
       }
-    }
-    try {
-      await store.update(NAMESPACES.default, KUBERNETES_SERVICE_NAME, (current) => {
-        const labels = { ...current.metadata.labels, ...body.metadata.labels }
-        const changed = !isDeepStrictEqual(labels, current.metadata.labels ?? {}) || fields.some(f => !isDeepStrictEqual(current[f], body[f]))
-        if (!changed) return current
-        return { ...current, ...Object.fromEntries(fields.map(f => [f, body[f]])), metadata: { ...current.metadata, labels } }
-      }, { ...writeOptions, subresource: '' }, caller())
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err
-      fastify.log.warn({ err: err.message }, `the kubernetes ${String(body.kind)} could not be reconciled`)
     }
   }
 }, { name: 'controller:kubernetes-service', dependencies: ['rest'] })

@@ -48,10 +48,12 @@ const queued = (nominalConcurrencyShares: number, lendablePercent: number, queue
 export const PRIORITY_LEVEL_EXEMPT = 'exempt'
 export const FLOW_SCHEMA_EXEMPT = 'exempt'
 
+// Each list in the reference's order (upstream's bootstrap package); test/flowcontrol/bootstrap-objects
+// holds every field against a transcription of it.
 export const MANDATORY_PRIORITY_LEVELS: readonly AnyObject[] = [
-  priorityLevel(PRIORITY_LEVEL_EXEMPT, { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } }),
   // Only a minimal share: reached only when the suggested global-default is deleted.
-  priorityLevel('catch-all', { type: 'Limited', limited: { nominalConcurrencyShares: 5, lendablePercent: 0, limitResponse: { type: 'Reject' } } })
+  priorityLevel('catch-all', { type: 'Limited', limited: { nominalConcurrencyShares: 5, lendablePercent: 0, limitResponse: { type: 'Reject' } } }),
+  priorityLevel(PRIORITY_LEVEL_EXEMPT, { type: 'Exempt', exempt: { nominalConcurrencyShares: 0, lendablePercent: 0 } })
 ]
 
 export const MANDATORY_FLOW_SCHEMAS: readonly AnyObject[] = [
@@ -87,11 +89,6 @@ export const SUGGESTED_FLOW_SCHEMAS: readonly AnyObject[] = [
     subjects: [...users(CONTROLLER_USER.username, FLOWCONTROL.schedulerUser), ...systemServiceAccounts(ALL)],
     resourceRules: [resourceRule(LEADER_ELECTION_VERBS, [GROUPS.coordination], ['leases'], [ALL], false)]
   }),
-  // Ahead of workload-leader-election, which would otherwise take the endpoints writes of these controllers.
-  flowSchema('endpoint-controller', 'workload-high', 150, 'ByUser', {
-    subjects: [...users(CONTROLLER_USER.username), ...systemServiceAccounts('endpoint-controller', 'endpointslicemirroring-controller')],
-    resourceRules: [resourceRule(LEADER_ELECTION_VERBS, [''], ['endpoints'], [ALL], false)]
-  }),
   flowSchema('workload-leader-election', 'leader-election', 200, 'ByUser', {
     subjects: systemServiceAccounts(ALL),
     resourceRules: [
@@ -99,9 +96,14 @@ export const SUGGESTED_FLOW_SCHEMAS: readonly AnyObject[] = [
       resourceRule(LEADER_ELECTION_VERBS, [GROUPS.coordination], ['leases'], [ALL], false)
     ]
   }),
-  everything('kube-controller-manager', 'workload-high', 800, 'ByNamespace', users(CONTROLLER_USER.username)),
-  everything('kube-scheduler', 'workload-high', 800, 'ByNamespace', users(FLOWCONTROL.schedulerUser)),
-  everything('kube-system-service-accounts', 'workload-high', 900, 'ByNamespace', systemServiceAccounts(ALL)),
+  // Ahead of workload-leader-election, which would otherwise take the endpoints writes of these controllers.
+  flowSchema('endpoint-controller', 'workload-high', 150, 'ByUser', {
+    subjects: [...users(CONTROLLER_USER.username), ...systemServiceAccounts('endpoint-controller', 'endpointslicemirroring-controller')],
+    resourceRules: [resourceRule(LEADER_ELECTION_VERBS, [''], ['endpoints'], [ALL], false)]
+  }),
+  everything(FLOWCONTROL.controllerManagerSchema, 'workload-high', 800, 'ByNamespace', users(CONTROLLER_USER.username)),
+  everything(FLOWCONTROL.schedulerSchema, 'workload-high', 800, 'ByNamespace', users(FLOWCONTROL.schedulerUser)),
+  everything(FLOWCONTROL.systemServiceAccountsSchema, 'workload-high', 900, 'ByNamespace', systemServiceAccounts(ALL)),
   everything('service-accounts', 'workload-low', 9000, 'ByUser', groups(SERVICE_ACCOUNTS.group)),
   everything('global-default', 'global-default', 9900, 'ByUser', groups(UNAUTHENTICATED_GROUP, AUTHENTICATED_GROUP))
 ]

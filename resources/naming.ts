@@ -176,12 +176,20 @@ export const OPENAPI_NAMES = {
 /** The bytes before every protobuf message: the upstream `k8s\0`, which real clients hard-code. */
 export const PROTOBUF_ENVELOPE_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x00]
 
-/** API Priority and Fairness: the bootstrap objects' annotation (upstream's key, which real tools read) and the identities its suggested schemas name. */
+/**
+ * API Priority and Fairness: the bootstrap objects' annotation (upstream's
+ * `apf.kubernetes.io/autoupdate-spec`, vendor-spelt as RBAC's autoupdate annotation is), the
+ * identities its suggested schemas name, and the names of the suggested schemas that carry the
+ * vendor's name upstream (kube-controller-manager, kube-scheduler, kube-system-service-accounts).
+ */
 export const FLOWCONTROL = {
   /** `"true"` lets the server keep a bootstrap FlowSchema or PriorityLevelConfiguration at its built-in spec. */
-  autoupdateAnnotation: 'apf.kubernetes.io/autoupdate-spec',
+  autoupdateAnnotation: `apf.${GROUP_SUFFIX}/autoupdate-spec`,
   /** The scheduler's user (upstream's system:kube-scheduler). */
-  schedulerUser: `system:${VENDOR}-scheduler`
+  schedulerUser: `system:${VENDOR}-scheduler`,
+  controllerManagerSchema: `${VENDOR}-controller-manager`,
+  schedulerSchema: `${VENDOR}-scheduler`,
+  systemServiceAccountsSchema: `${NAMESPACES.system}-service-accounts`
 } as const
 
 /** RBAC's own labels and annotations, and the upstream names it must accept. */

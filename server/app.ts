@@ -144,7 +144,7 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
   await registerFamily(app, CONTROLLERS.filter(c => controllerEnabled(c, opts.controllers)), {
     rootCAPem: opts.rootCAPem,
     clusterSigning: opts.clusterSigning,
-    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? DEFAULT_SECURE_PORT, endpointIP: opts.advertiseAddress ?? hostAddress() },
+    kubernetesService: { clusterIP: firstServiceIP(opts.services), port: opts.securePort ?? DEFAULT_SECURE_PORT, endpointIP: opts.advertiseAddress ?? hostAddress(), reconciler: opts.endpointReconciler },
     nodeLifecycle: opts.nodeLifecycle
   })
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.

@@ -9,6 +9,7 @@ import type { ClusterSigningOptions } from '../auth/csr-signer.js'
 import type { AuditOptions } from '../plugins/audit/index.js'
 import type { LeaderElectionOptions } from '../controllers/leader-election.js'
 import type { NodeLifecycleOptions } from '../controllers/node-lifecycle.js'
+import type { EndpointReconcilerOptions } from '../controllers/endpoint-reconciler.js'
 import type { ShutdownOptions } from '../plugins/shutdown.js'
 import type { FlowControlOptions } from '../plugins/flowcontrol/index.js'
 import type { ServiceRanges } from '../resources/services.js'
@@ -68,6 +69,8 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
    * address when it names one host, else the first global address of this host's interfaces.
    */
   advertiseAddress?: string
+  /** --endpoint-reconciler-type: how the `kubernetes` Service's endpoints name every replica's advertised address. */
+  endpointReconciler?: EndpointReconcilerOptions
   /** --kubelet-*: how node agents are dialled for logs, exec, port-forward and nodes/proxy. */
   nodeAgent?: NodeAgentOptions
   /** --disable-http2-serving, --http2-max-streams-per-connection: HTTP/2 beside HTTP/1.1 on the TLS port. */

@@ -1,8 +1,9 @@
 // Serving, storage and process flags: where the server listens, what it serves with, where it
 // keeps its data, and how it stops.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../../resources/services.js'
-import { bool, count, duration, ip, maybe, port, portRange, reachableIP, serviceCIDRs, text } from './kinds.js'
+import { bool, count, duration, ip, maybe, oneOf, port, portRange, reachableIP, serviceCIDRs, text } from './kinds.js'
 import { flag } from './spec.js'
+import { ENDPOINT_RECONCILER_TYPES } from '../../controllers/endpoint-reconciler.js'
 import { DEFAULT_SECURE_PORT } from '../../server/options.js'
 import { DEFAULT_HTTP2_MAX_STREAMS } from '../../server/http-server.js'
 import { DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT, DEFAULT_MAX_REQUESTS_INFLIGHT, DEFAULT_REQUEST_TIMEOUT_MS } from '../../plugins/flowcontrol/index.js'
@@ -13,6 +14,10 @@ export const SERVING_FLAGS = [
   flag({
     name: 'advertise-address', key: 'advertiseAddress', kind: maybe(reachableIP), default: undefined, section: 'Generic', target: CLIENT_ADDRESS,
     help: 'The IP address on which to advertise the apiserver to members of the cluster. This address must be reachable by the rest of the cluster. If blank, the --bind-address will be used (127.0.0.1 where that is a wildcard).'
+  }),
+  flag({
+    name: 'endpoint-reconciler-type', key: 'endpointReconcilerType', kind: oneOf(ENDPOINT_RECONCILER_TYPES, 'want lease or none (master-count is not offered)'), default: 'lease', section: 'Misc', target: 'endpointReconciler.type',
+    help: 'Use an endpoint reconciler (lease, none)'
   }),
   flag({
     name: 'external-hostname', key: 'externalHostname', kind: maybe(text), default: undefined, section: 'Generic', target: CLIENT_ADDRESS,

@@ -27,7 +27,8 @@ const SAMPLES: Record<string, string> = {
   'service-cluster-ip-range': '10.0.0.0/16',
   'service-node-port-range': '20000-20999',
   'feature-gates': 'AllAlpha=true',
-  'kubelet-preferred-address-types': 'InternalIP,Hostname'
+  'kubelet-preferred-address-types': 'InternalIP,Hostname',
+  'endpoint-reconciler-type': 'none'
 }
 const BY_TYPE: Record<string, string> = { int: '7', duration: '7s', strings: 'a,b', stringArray: 'a', mapStringString: 'k=v', string: 'x', ip: '10.0.0.5' }
 

@@ -16,7 +16,7 @@ test('kubectl get flowschemas shows the bootstrap schemas and their status', { s
     const table = rows((await kubectl.check(['get', 'flowschemas'])).stdout)
     assert.deepEqual(table[0], ['NAME', 'PRIORITYLEVEL', 'MATCHINGPRECEDENCE', 'DISTINGUISHERMETHOD', 'AGE', 'MISSINGPL'])
     const byName = new Map(table.slice(1).map(r => [r[0], r]))
-    for (const name of ['exempt', 'probes', 'system-leader-election', 'workload-leader-election', 'endpoint-controller', 'system-node-high', 'system-nodes', 'kube-controller-manager', 'kube-scheduler', 'kube-system-service-accounts', 'service-accounts', 'global-default', 'catch-all']) {
+    for (const name of ['exempt', 'probes', 'system-leader-election', 'workload-leader-election', 'endpoint-controller', 'system-node-high', 'system-nodes', 'svc-controller-manager', 'svc-scheduler', 'svc-system-service-accounts', 'service-accounts', 'global-default', 'catch-all']) {
       assert.ok(byName.has(name), `${name} listed`)
       assert.equal(byName.get(name)!.at(-1), 'False', `${name}'s level exists`)
     }

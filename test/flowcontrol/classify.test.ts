@@ -31,7 +31,7 @@ test('the bootstrap schemas classify as the reference\'s do', () => {
   assert.equal(schemaOf('PUT', '/apis/coordination.svc.io/v1/namespaces/team/leases/l', sa), 'service-accounts', 'leader election schemas are for the system namespace')
   const systemSa = user('system:serviceaccount:svc-system:anything', 'system:serviceaccounts')
   assert.equal(schemaOf('PUT', '/apis/coordination.svc.io/v1/namespaces/svc-system/leases/l', systemSa), 'system-leader-election')
-  assert.equal(schemaOf('GET', '/api/v1/namespaces/team/pods', systemSa), 'kube-system-service-accounts')
+  assert.equal(schemaOf('GET', '/api/v1/namespaces/team/pods', systemSa), 'svc-system-service-accounts')
 })
 
 const schema = (name: string, precedence: number, level: string, rule: AnyObject, distinguisher?: string): AnyObject => ({

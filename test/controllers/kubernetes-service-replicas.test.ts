@@ -1,0 +1,60 @@
+// The `kubernetes` Service's endpoints with several replicas on one database: each names every
+// live replica's advertised address; a replica that stops takes its own away; with
+// --endpoint-reconciler-type=none nothing is written.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { freshDatabase } from '../helpers/postgres.js'
+import { GROUPS } from '../../resources/naming.js'
+import { ENDPOINT_LEASES_PREFIX } from '../../storage/endpoint-leases.js'
+import { eventually } from '../helpers/eventually.js'
+
+// Reconciles only at start and stop here: the periodic ones are the unit tests' (endpoint-reconciler.test.ts).
+const OPTS = { securePort: 7443, endpointReconciler: { intervalMs: 3_600_000 } }
+const PORTS = [{ name: 'https', port: 7443, protocol: 'TCP' }]
+
+async function named (app: TestApp): Promise<{ endpoints: string[], slice: string[] }> {
+  const ep = await app.request({ method: 'GET', url: '/api/v1/namespaces/default/endpoints/kubernetes' })
+  assert.equal(ep.statusCode, 200, ep.body)
+  assert.deepEqual(ep.json().subsets.map((s: any) => s.ports), [PORTS])
+  const slice = await app.request({ method: 'GET', url: `/apis/${GROUPS.discovery}/v1/namespaces/default/endpointslices/kubernetes` })
+  assert.equal(slice.statusCode, 200, slice.body)
+  assert.deepEqual(slice.json().ports, PORTS)
+  assert.ok(slice.json().endpoints.every((e: any) => e.conditions.ready === true))
+  return {
+    endpoints: ep.json().subsets.flatMap((s: any) => s.addresses.map((a: any) => a.ip)),
+    slice: slice.json().endpoints.flatMap((e: any) => e.addresses)
+  }
+}
+
+test('two replicas are both named, sorted; one that stops is named no more', async (t) => {
+  const databaseUrl = await freshDatabase(t)
+  const a = await buildTestApp(t, { databaseUrl, advertiseAddress: '192.0.2.11', ...OPTS })
+  assert.deepEqual(await named(a), { endpoints: ['192.0.2.11'], slice: ['192.0.2.11'] })
+  const b = await buildTestApp(t, { databaseUrl, advertiseAddress: '192.0.2.10', ...OPTS })
+  const both = { endpoints: ['192.0.2.10', '192.0.2.11'], slice: ['192.0.2.10', '192.0.2.11'] }
+  assert.deepEqual(await named(b), both)
+  assert.deepEqual(await named(a), both, 'one object, whichever replica is asked')
+
+  await b.app.close()
+  assert.deepEqual(await named(a), { endpoints: ['192.0.2.11'], slice: ['192.0.2.11'] })
+})
+
+test('with the none reconciler the kubernetes Service has no endpoints written', async (t) => {
+  const app = await buildTestApp(t, { advertiseAddress: '192.0.2.12', endpointReconciler: { type: 'none' } })
+  assert.equal((await app.request({ method: 'GET', url: '/api/v1/namespaces/default/services/kubernetes' })).statusCode, 200)
+  assert.equal((await app.request({ method: 'GET', url: '/api/v1/namespaces/default/endpoints/kubernetes' })).statusCode, 404)
+  assert.equal((await app.request({ method: 'GET', url: `/apis/${GROUPS.discovery}/v1/namespaces/default/endpointslices/kubernetes` })).statusCode, 404)
+})
+
+test('a reconcile that finds the endpoints right renews the lease and writes nothing else', async (t) => {
+  const app = await buildTestApp(t, { advertiseAddress: '192.0.2.13', endpointReconciler: { intervalMs: 20 } })
+  const versions = async (): Promise<string[]> => Promise.all(['/api/v1/namespaces/default/endpoints/kubernetes', `/apis/${GROUPS.discovery}/v1/namespaces/default/endpointslices/kubernetes`]
+    .map(async url => (await app.request({ method: 'GET', url })).json().metadata.resourceVersion as string))
+  const leaseRevision = async (): Promise<number | undefined> => (await app.app.storage.get(`${ENDPOINT_LEASES_PREFIX}192.0.2.13`))?.revision
+  const before = await versions()
+  const renewed = await leaseRevision()
+  assert.ok(renewed !== undefined)
+  await eventually(async () => { assert.ok((await leaseRevision())! > renewed + 1, 'renewed twice more') }, 10_000, 20)
+  assert.deepEqual(await versions(), before)
+})
