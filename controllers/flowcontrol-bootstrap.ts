@@ -29,7 +29,8 @@ function parseBool (value: string | undefined): boolean | undefined {
   return undefined
 }
 
-const autoupdateOf = (obj: AnyObject): string | undefined => obj.metadata?.annotations?.[FLOWCONTROL.autoupdateAnnotation]
+const autoupdateOf = (obj: AnyObject): string | undefined =>
+  obj.metadata?.annotations?.[FLOWCONTROL.autoupdateAnnotation] ?? obj.metadata?.annotations?.[FLOWCONTROL.formerAutoupdateAnnotation]
 
 /** A suggested object is kept up to date when it says so, or, saying nothing readable, when no one has changed its spec. */
 function autoupdatesSpec (obj: AnyObject): boolean {

@@ -185,6 +185,8 @@ export const PROTOBUF_ENVELOPE_MAGIC: readonly number[] = [0x6b, 0x38, 0x73, 0x0
 export const FLOWCONTROL = {
   /** `"true"` lets the server keep a bootstrap FlowSchema or PriorityLevelConfiguration at its built-in spec. */
   autoupdateAnnotation: `apf.${GROUP_SUFFIX}/autoupdate-spec`,
+  /** What releases before 2026-11-28 wrote instead: still read, so their objects are kept or retired. */
+  formerAutoupdateAnnotation: 'apf.kubernetes.io/autoupdate-spec',
   /** The scheduler's user (upstream's system:kube-scheduler). */
   schedulerUser: `system:${VENDOR}-scheduler`,
   controllerManagerSchema: `${VENDOR}-controller-manager`,

@@ -41,6 +41,9 @@ test('makes the bootstrap objects at start and keeps them as the reference does'
   const former = await first.request({ method: 'POST', url: `${V1}/flowschemas`, payload: { metadata: { name: 'retired', annotations: { [FLOWCONTROL.autoupdateAnnotation]: 'true' } }, spec: rule } })
   assert.equal(former.statusCode, 201, former.body)
   assert.equal((await first.request({ method: 'POST', url: `${V1}/flowschemas`, payload: { metadata: { name: 'mine' }, spec: rule } })).statusCode, 201)
+  // What an earlier release made under the upstream schema names, with the upstream annotation.
+  const formerKey = await first.request({ method: 'POST', url: `${V1}/flowschemas`, payload: { metadata: { name: 'kube-scheduler', annotations: { [FLOWCONTROL.formerAutoupdateAnnotation]: 'true' } }, spec: rule } })
+  assert.equal(formerKey.statusCode, 201, formerKey.body)
   await first.app.close()
 
   const second = await buildTestApp(t, { databaseUrl })
@@ -54,6 +57,7 @@ test('makes the bootstrap objects at start and keeps them as the reference does'
   assert.equal(serviceAccounts.metadata.annotations[FLOWCONTROL.autoupdateAnnotation], 'false')
   assert.equal((await get('flowschemas', 'probes')).statusCode, 200, 'a deleted suggested object is made again')
   assert.equal((await get('flowschemas', 'retired')).statusCode, 404, 'an object annotated true that is no bootstrap object goes')
+  assert.equal((await get('flowschemas', 'kube-scheduler')).statusCode, 404, 'so does one an earlier release annotated with the upstream key')
   const mine = (await get('flowschemas', 'mine')).json()
   assert.equal(mine.metadata.name, 'mine', 'objects without the annotation are the user\'s')
 })
