@@ -409,19 +409,10 @@ function writePlainScalar (f: FieldPlan, x: unknown, out: Out): void {
   out.at += b.length
 }
 
-/**
- * `json` as message `t`, with the tag and length prefix of field `tag` before it when `tag` is
- * given: what `t.encode(toMessage(t, json))` writes. Throws ConversionError as toMessage does.
- */
-export function encodeDirect (t: protobuf.Type, json: Json, tag?: number): Buffer {
+/** `json` as message `t`: what `t.encode(toMessage(t, json, '', lenient)).finish()` writes, and throws ConversionError where it does. */
+export function encodeDirect (t: protobuf.Type, json: Json, lenient = false): Buffer {
   const layout = new Layout()
-  const n = measure(t, json, layout)
-  const head = tag === undefined ? 0 : varint32Size(tag) + varint32Size(n)
-  const out = new Out(Buffer.allocUnsafe(head + n))
-  if (tag !== undefined) {
-    out.varint32(tag)
-    out.varint32(n)
-  }
+  const out = new Out(Buffer.allocUnsafe(measure(t, json, layout, '', lenient)))
   write(t, json, layout, out)
   return out.buf
 }
