@@ -28,7 +28,26 @@ export interface RunningServer {
   /** The serving certificate and key, for the bare Fastify ceiling. */
   tls: { cert: string, key: string, ca: string }
   rssBytes (): number
+  /** RSS split as /proc/<pid>/smaps_rollup splits it: anonymous pages and pages mapped from files. */
+  rssParts (): RssParts
   stop (): Promise<void>
+}
+
+export interface RssParts {
+  rss: number
+  /** The heap, V8's and the allocator's: what the process itself allocated. */
+  anonymous: number
+  /** Pages of mapped files, nearly all the node binary's code and read-only data (shared with every Node process, dropped by the kernel under pressure). */
+  file: number
+}
+
+/** The process's RSS from /proc/<pid>/smaps_rollup, split into anonymous and file-backed pages. */
+export function rssParts (pid: number): RssParts {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8')
+  const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1] ?? NaN) * 1024
+  const rss = kb('Rss')
+  const anonymous = kb('Anonymous')
+  return { rss, anonymous, file: rss - anonymous }
 }
 
 /** The admin credentials and CA the server writes into its data directory on first start. */
@@ -87,6 +106,7 @@ export async function startServer (opts: ServerOptions): Promise<RunningServer> 
       const status = readFileSync(`/proc/${child.pid!}/status`, 'utf8')
       return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024
     },
+    rssParts: () => rssParts(child.pid!),
     async stop () {
       if (child.exitCode !== null) return
       const exited = new Promise(resolve => child.once('exit', resolve))

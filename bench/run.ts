@@ -552,7 +552,7 @@ async function main (): Promise<void> {
     if (runs('rest') || runs('startup')) {
       await server.stop()
       server = undefined
-      await attempt(runs('rest') ? 'rest' : 'startup', () => runAtScale({ flags, workDir, rows, raw, log, profDir }, { rest: runs('rest'), startup: runs('startup') }))
+      await attempt(runs('rest') ? 'rest' : 'startup', () => runAtScale({ flags, workDir, rows, notes, raw, log, profDir }, { rest: runs('rest'), startup: runs('startup') }))
     }
   } finally {
     await server?.stop()
