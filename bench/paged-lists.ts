@@ -20,11 +20,13 @@ export interface PagedJob {
 
 export interface PagedResult {
   objects: number
-  /** Whole walks: each one's time, and every page's. */
+  /** Whole timed walks (the items not parsed): each one's time, and every page's. */
   walk: LatencySummary
   pages: LatencySummary
   pagesPerWalk: number
   unpaged: LatencySummary
+  /** The load generator's own CPU (ms, medians) in a timed walk and in an unpaged list's request (neither parses the items). */
+  clientCpuMs: { walk: number, unpaged: number }
   unpagedBytes: number
   namespace: LatencySummary
   namespaceItems: number
@@ -33,7 +35,16 @@ export interface PagedResult {
   stringify: { all: LatencySummary, namespace: LatencySummary, selector: LatencySummary }
 }
 
+const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
+
 interface ListDoc { items: unknown[], metadata: { continue?: string, resourceVersion: string } }
+
+/** A list's metadata alone, from the text before its items (the server writes them last); `items` left empty. */
+function listMetadataOf (body: string): ListDoc {
+  const at = body.indexOf(',"items":[')
+  if (at < 0) throw new Error(`a list answer without items: ${body.slice(0, 300)}`)
+  return { ...(JSON.parse(body.slice(0, at) + '}') as { metadata: ListDoc['metadata'] }), items: [] }
+}
 
 export async function pagedLists (job: PagedJob): Promise<PagedResult> {
   const t = job.target
@@ -64,35 +75,63 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
   try {
     const walks: number[] = []
     const pages: number[] = []
+    const unpagedMs: number[] = []
+    const cpu = { walk: [] as number[], unpaged: [] as number[] }
     let objects = 0
     let pagesPerWalk = 0
-    for (let w = 0; w < job.walks + 1; w++) {
-      const t0 = performance.now()
-      let token: string | undefined
-      let n = 0
-      let count = 0
-      let revision: string | undefined
-      do {
-        const a = await time(`${job.allPath}?limit=${job.pageLimit}${token === undefined ? '' : `&continue=${encodeURIComponent(token)}`}`)
-        const doc = JSON.parse(a.body) as ListDoc
-        revision ??= doc.metadata.resourceVersion
-        if (doc.metadata.resourceVersion !== revision) throw new Error(`page ${n} at ${doc.metadata.resourceVersion}, the walk at ${revision}`)
-        if (w > 0) pages.push(a.ms)
-        count += doc.items.length
-        token = doc.metadata.continue
-        n++
-      } while (token !== undefined)
-      // The first walk warms up.
-      if (w > 0) walks.push(performance.now() - t0)
-      objects = count
-      pagesPerWalk = n
+    let all: ListDoc | undefined
+    let unpagedBytes = 0
+    // Walks and unpaged lists alternate (the first of each warms up), so that both meet the
+    // same load on a shared machine.
+    for (let w = 0; w < Math.max(job.walks, job.unpagedIterations) + 1; w++) {
+      if (w <= job.walks) {
+        // The first walk warms up and parses every page (its items are counted against the
+        // unpaged list's). A timed walk reads each page's body in full, as the unpaged list is
+        // read, and parses only the list's metadata, which comes before the items: what a
+        // client needs to ask for the next page. Parsing the items too would add the client's
+        // parse of every object to the walk and not to the unpaged list.
+        const checked = w === 0
+        const c0 = cpuMs()
+        const t0 = performance.now()
+        let token: string | undefined
+        let n = 0
+        let count = 0
+        let revision: string | undefined
+        do {
+          const a = await time(`${job.allPath}?limit=${job.pageLimit}${token === undefined ? '' : `&continue=${encodeURIComponent(token)}`}`)
+          const doc = checked ? JSON.parse(a.body) as ListDoc : listMetadataOf(a.body)
+          revision ??= doc.metadata.resourceVersion
+          if (doc.metadata.resourceVersion !== revision) throw new Error(`page ${n} at ${doc.metadata.resourceVersion}, the walk at ${revision}`)
+          if (!checked) pages.push(a.ms)
+          count += doc.items.length
+          token = doc.metadata.continue
+          n++
+        } while (token !== undefined)
+        if (checked) {
+          objects = count
+          pagesPerWalk = n
+        } else {
+          walks.push(performance.now() - t0)
+          cpu.walk.push(cpuMs() - c0)
+          if (n !== pagesPerWalk) throw new Error(`a walk of ${n} pages, the first of ${pagesPerWalk}`)
+        }
+      }
+      if (w <= job.unpagedIterations) {
+        const c0 = cpuMs()
+        const a = await time(job.allPath)
+        if (w > 0) {
+          unpagedMs.push(a.ms)
+          cpu.unpaged.push(cpuMs() - c0)
+        }
+        if (w === job.unpagedIterations) {
+          all = JSON.parse(a.body) as ListDoc
+          unpagedBytes = Buffer.byteLength(a.body)
+        }
+      }
     }
-    const unpaged = await repeat(job.allPath, job.unpagedIterations, 1)
-    const all = JSON.parse(unpaged.last) as ListDoc
-    if (all.items.length !== objects) throw new Error(`the unpaged list has ${all.items.length} items, the walk ${objects}`)
+    if (all!.items.length !== objects) throw new Error(`the unpaged list has ${all!.items.length} items, the walk ${objects}`)
     const allStringify = stringify(all, job.unpagedIterations, 1)
-    const unpagedBytes = Buffer.byteLength(unpaged.last)
-    unpaged.last = ''
+    all = undefined
     const ns = await repeat(job.namespacePath, job.iterations, job.warmup)
     const nsDoc = JSON.parse(ns.last) as ListDoc
     const sel = await repeat(`${job.allPath}?labelSelector=${encodeURIComponent(job.selector)}`, job.iterations, job.warmup)
@@ -102,7 +141,8 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
       walk: latencySummary(walks),
       pages: latencySummary(pages),
       pagesPerWalk,
-      unpaged: latencySummary(unpaged.ms),
+      unpaged: latencySummary(unpagedMs),
+      clientCpuMs: { walk: latencySummary(cpu.walk).p50, unpaged: latencySummary(cpu.unpaged).p50 },
       unpagedBytes,
       namespace: latencySummary(ns.ms),
       namespaceItems: nsDoc.items.length,
