@@ -6,7 +6,7 @@
 //   npx tsx bench/list-cost.ts [objects] [walks] [--profile]   (DATABASE_URL or the local PostgreSQL)
 import { writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
-import { performance } from 'node:perf_hooks'
+import { constants, performance, PerformanceObserver } from 'node:perf_hooks'
 import { configMapBody } from './payload.js'
 import { fillConfigMaps } from './fill.js'
 import { inProcessApp } from './in-process.js'
@@ -37,6 +37,16 @@ await fillConfigMaps(db.url, template, nsOf, 'p', objects - 1, n => ({ 'bench-sh
 // A consistent list waits until the cache holds every write.
 const total = (JSON.parse(await get('/api/v1/configmaps?limit=1')) as { metadata: { remainingItemCount: number } }).metadata.remainingItemCount + 1
 process.stdout.write(`${total} ConfigMaps cached\n`)
+
+/** Garbage collections seen so far: how many full (mark-compact) ones, and every collection's pause. */
+const gcs = { major: 0, pauseMs: 0 }
+new PerformanceObserver(list => {
+  for (const e of list.getEntries()) {
+    if ((e as unknown as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gcs.major++
+    gcs.pauseMs += e.duration
+  }
+}).observe({ entryTypes: ['gc'] })
+const gcSince = (before: { major: number, pauseMs: number }): string => `${gcs.major - before.major} full GCs, ${(gcs.pauseMs - before.pauseMs).toFixed(0)} ms of GC pauses`
 
 const cpu = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
@@ -82,14 +92,18 @@ if (profile) {
   await session.post('Profiler.start')
 }
 const w: Array<{ ms: number, cpu: number, pages: number[] }> = []
+const g0 = { ...gcs }
 for (let i = 0; i < walks; i++) w.push(await walk())
+const walkGc = gcSince(g0)
 if (profile) {
   const { profile: p } = await session.post('Profiler.stop')
   const file = `bench/results/list-cost-${Date.now()}.cpuprofile`
   writeFileSync(file, JSON.stringify(p))
   process.stdout.write(`profile of the walks: ${file}\n`)
 }
-const unpaged = await timed('/api/v1/configmaps', 3)
+const g1 = { ...gcs }
+const unpaged = await timed('/api/v1/configmaps', walks)
+const unpagedGc = gcSince(g1)
 const selector = await timed(`/api/v1/configmaps?labelSelector=${encodeURIComponent('bench-shard=7')}`, 20)
 const walkMs = median(w.map(x => x.ms))
 const walkCpu = median(w.map(x => x.cpu))
@@ -97,6 +111,7 @@ const pageMs = median(w.flatMap(x => x.pages))
 const pagesPerWalk = w[0]!.pages.length
 process.stdout.write(`walk (${pagesPerWalk} pages): ${walkMs.toFixed(0)} ms, CPU ${walkCpu.toFixed(0)} ms; page p50 ${pageMs.toFixed(2)} ms\n`)
 process.stdout.write(`unpaged: ${unpaged.ms.toFixed(0)} ms, CPU ${unpaged.cpu.toFixed(0)} ms; walk/unpaged ${(walkMs / unpaged.ms).toFixed(2)}x (CPU ${(walkCpu / unpaged.cpu).toFixed(2)}x)\n`)
+process.stdout.write(`${walks} walks: ${walkGc}; ${walks} unpaged lists: ${unpagedGc}\n`)
 process.stdout.write(`per page beyond its share of the unpaged list: ${((walkMs - unpaged.ms) / pagesPerWalk).toFixed(2)} ms\n`)
 process.stdout.write(`1% selector: ${selector.ms.toFixed(2)} ms, CPU ${selector.cpu.toFixed(2)} ms\n`)
 await app.close()

@@ -1,6 +1,7 @@
 // The paged workload, run in the load generator's process: a paged walk of every ConfigMap,
 // the unpaged list, namespace lists and a label selector matching 1%, each beside
 // JSON.stringify of the same items in this process (the ceiling, measured in the same run).
+import { processCpuMs, processWaitMs } from './cpu.js'
 import { pool, timedGet } from './http-pool.js'
 import { latencySummary, type LatencySummary } from './payload.js'
 
@@ -16,6 +17,8 @@ export interface PagedJob {
   unpagedIterations: number
   iterations: number
   warmup: number
+  /** The server's process, whose CPU and run-queue wait are read around each walk and unpaged list. */
+  serverPid?: number
 }
 
 export interface PagedResult {
@@ -25,8 +28,11 @@ export interface PagedResult {
   pages: LatencySummary
   pagesPerWalk: number
   unpaged: LatencySummary
-  /** The load generator's own CPU (ms, medians) in a timed walk and in an unpaged list's request (neither parses the items). */
-  clientCpuMs: { walk: number, unpaged: number }
+  /**
+   * Medians, in ms, for a timed walk and for an unpaged list: the load generator's CPU (neither
+   * parses the items), the server's CPU, and the time each spent runnable but waiting for a core.
+   */
+  costs: { walk: Costs, unpaged: Costs }
   unpagedBytes: number
   namespace: LatencySummary
   namespaceItems: number
@@ -36,6 +42,31 @@ export interface PagedResult {
 }
 
 const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
+
+export interface Costs { clientCpu: number, serverCpu: number, clientWait: number, serverWait: number }
+
+/** The counters Costs are differences of, as they stand now. */
+function costsNow (serverPid: number | undefined): Costs {
+  return {
+    clientCpu: cpuMs(),
+    serverCpu: serverPid === undefined ? 0 : processCpuMs(serverPid),
+    clientWait: processWaitMs('self'),
+    serverWait: serverPid === undefined ? 0 : processWaitMs(serverPid)
+  }
+}
+
+function costsSince (before: Costs, serverPid: number | undefined): Costs {
+  const now = costsNow(serverPid)
+  return { clientCpu: now.clientCpu - before.clientCpu, serverCpu: now.serverCpu - before.serverCpu, clientWait: now.clientWait - before.clientWait, serverWait: now.serverWait - before.serverWait }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+const medianCosts = (cs: Costs[]): Costs => ({
+  clientCpu: median(cs.map(c => c.clientCpu)),
+  serverCpu: median(cs.map(c => c.serverCpu)),
+  clientWait: median(cs.map(c => c.clientWait)),
+  serverWait: median(cs.map(c => c.serverWait))
+})
 
 interface ListDoc { items: unknown[], metadata: { continue?: string, resourceVersion: string } }
 
@@ -76,7 +107,7 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
     const walks: number[] = []
     const pages: number[] = []
     const unpagedMs: number[] = []
-    const cpu = { walk: [] as number[], unpaged: [] as number[] }
+    const costs = { walk: [] as Costs[], unpaged: [] as Costs[] }
     let objects = 0
     let pagesPerWalk = 0
     let all: ListDoc | undefined
@@ -91,7 +122,7 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
         // client needs to ask for the next page. Parsing the items too would add the client's
         // parse of every object to the walk and not to the unpaged list.
         const checked = w === 0
-        const c0 = cpuMs()
+        const c0 = costsNow(job.serverPid)
         const t0 = performance.now()
         let token: string | undefined
         let n = 0
@@ -112,16 +143,16 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
           pagesPerWalk = n
         } else {
           walks.push(performance.now() - t0)
-          cpu.walk.push(cpuMs() - c0)
+          costs.walk.push(costsSince(c0, job.serverPid))
           if (n !== pagesPerWalk) throw new Error(`a walk of ${n} pages, the first of ${pagesPerWalk}`)
         }
       }
       if (w <= job.unpagedIterations) {
-        const c0 = cpuMs()
+        const c0 = costsNow(job.serverPid)
         const a = await time(job.allPath)
         if (w > 0) {
           unpagedMs.push(a.ms)
-          cpu.unpaged.push(cpuMs() - c0)
+          costs.unpaged.push(costsSince(c0, job.serverPid))
         }
         if (w === job.unpagedIterations) {
           all = JSON.parse(a.body) as ListDoc
@@ -142,7 +173,7 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
       pages: latencySummary(pages),
       pagesPerWalk,
       unpaged: latencySummary(unpagedMs),
-      clientCpuMs: { walk: latencySummary(cpu.walk).p50, unpaged: latencySummary(cpu.unpaged).p50 },
+      costs: { walk: medianCosts(costs.walk), unpaged: medianCosts(costs.unpaged) },
       unpagedBytes,
       namespace: latencySummary(ns.ms),
       namespaceItems: nsDoc.items.length,
