@@ -1,6 +1,7 @@
 // The paged workload, run in the load generator's process: a paged walk of every ConfigMap,
 // the unpaged list, namespace lists and a label selector matching 1%, each beside
 // JSON.stringify of the same items in this process (the ceiling, measured in the same run).
+import { processCpuMs, processWaitMs } from './cpu.js'
 import { pool, timedGet } from './http-pool.js'
 import { latencySummary, type LatencySummary } from './payload.js'
 
@@ -16,15 +17,22 @@ export interface PagedJob {
   unpagedIterations: number
   iterations: number
   warmup: number
+  /** The server's process, whose CPU and run-queue wait are read around each walk and unpaged list. */
+  serverPid?: number
 }
 
 export interface PagedResult {
   objects: number
-  /** Whole walks: each one's time, and every page's. */
+  /** Whole timed walks (the items not parsed): each one's time, and every page's. */
   walk: LatencySummary
   pages: LatencySummary
   pagesPerWalk: number
   unpaged: LatencySummary
+  /**
+   * Medians, in ms, for a timed walk and for an unpaged list: the load generator's CPU (neither
+   * parses the items), the server's CPU, and the time each spent runnable but waiting for a core.
+   */
+  costs: { walk: Costs, unpaged: Costs }
   unpagedBytes: number
   namespace: LatencySummary
   namespaceItems: number
@@ -33,7 +41,41 @@ export interface PagedResult {
   stringify: { all: LatencySummary, namespace: LatencySummary, selector: LatencySummary }
 }
 
+const cpuMs = (): number => { const u = process.cpuUsage(); return (u.user + u.system) / 1000 }
+
+export interface Costs { clientCpu: number, serverCpu: number, clientWait: number, serverWait: number }
+
+/** The counters Costs are differences of, as they stand now. */
+function costsNow (serverPid: number | undefined): Costs {
+  return {
+    clientCpu: cpuMs(),
+    serverCpu: serverPid === undefined ? 0 : processCpuMs(serverPid),
+    clientWait: processWaitMs('self'),
+    serverWait: serverPid === undefined ? 0 : processWaitMs(serverPid)
+  }
+}
+
+function costsSince (before: Costs, serverPid: number | undefined): Costs {
+  const now = costsNow(serverPid)
+  return { clientCpu: now.clientCpu - before.clientCpu, serverCpu: now.serverCpu - before.serverCpu, clientWait: now.clientWait - before.clientWait, serverWait: now.serverWait - before.serverWait }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+const medianCosts = (cs: Costs[]): Costs => ({
+  clientCpu: median(cs.map(c => c.clientCpu)),
+  serverCpu: median(cs.map(c => c.serverCpu)),
+  clientWait: median(cs.map(c => c.clientWait)),
+  serverWait: median(cs.map(c => c.serverWait))
+})
+
 interface ListDoc { items: unknown[], metadata: { continue?: string, resourceVersion: string } }
+
+/** A list's metadata alone, from the text before its items (the server writes them last); `items` left empty. */
+function listMetadataOf (body: string): ListDoc {
+  const at = body.indexOf(',"items":[')
+  if (at < 0) throw new Error(`a list answer without items: ${body.slice(0, 300)}`)
+  return { ...(JSON.parse(body.slice(0, at) + '}') as { metadata: ListDoc['metadata'] }), items: [] }
+}
 
 export async function pagedLists (job: PagedJob): Promise<PagedResult> {
   const t = job.target
@@ -64,35 +106,63 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
   try {
     const walks: number[] = []
     const pages: number[] = []
+    const unpagedMs: number[] = []
+    const costs = { walk: [] as Costs[], unpaged: [] as Costs[] }
     let objects = 0
     let pagesPerWalk = 0
-    for (let w = 0; w < job.walks + 1; w++) {
-      const t0 = performance.now()
-      let token: string | undefined
-      let n = 0
-      let count = 0
-      let revision: string | undefined
-      do {
-        const a = await time(`${job.allPath}?limit=${job.pageLimit}${token === undefined ? '' : `&continue=${encodeURIComponent(token)}`}`)
-        const doc = JSON.parse(a.body) as ListDoc
-        revision ??= doc.metadata.resourceVersion
-        if (doc.metadata.resourceVersion !== revision) throw new Error(`page ${n} at ${doc.metadata.resourceVersion}, the walk at ${revision}`)
-        if (w > 0) pages.push(a.ms)
-        count += doc.items.length
-        token = doc.metadata.continue
-        n++
-      } while (token !== undefined)
-      // The first walk warms up.
-      if (w > 0) walks.push(performance.now() - t0)
-      objects = count
-      pagesPerWalk = n
+    let all: ListDoc | undefined
+    let unpagedBytes = 0
+    // Walks and unpaged lists alternate (the first of each warms up), so that both meet the
+    // same load on a shared machine.
+    for (let w = 0; w < Math.max(job.walks, job.unpagedIterations) + 1; w++) {
+      if (w <= job.walks) {
+        // The first walk warms up and parses every page (its items are counted against the
+        // unpaged list's). A timed walk reads each page's body in full, as the unpaged list is
+        // read, and parses only the list's metadata, which comes before the items: what a
+        // client needs to ask for the next page. Parsing the items too would add the client's
+        // parse of every object to the walk and not to the unpaged list.
+        const checked = w === 0
+        const c0 = costsNow(job.serverPid)
+        const t0 = performance.now()
+        let token: string | undefined
+        let n = 0
+        let count = 0
+        let revision: string | undefined
+        do {
+          const a = await time(`${job.allPath}?limit=${job.pageLimit}${token === undefined ? '' : `&continue=${encodeURIComponent(token)}`}`)
+          const doc = checked ? JSON.parse(a.body) as ListDoc : listMetadataOf(a.body)
+          revision ??= doc.metadata.resourceVersion
+          if (doc.metadata.resourceVersion !== revision) throw new Error(`page ${n} at ${doc.metadata.resourceVersion}, the walk at ${revision}`)
+          if (!checked) pages.push(a.ms)
+          count += doc.items.length
+          token = doc.metadata.continue
+          n++
+        } while (token !== undefined)
+        if (checked) {
+          objects = count
+          pagesPerWalk = n
+        } else {
+          walks.push(performance.now() - t0)
+          costs.walk.push(costsSince(c0, job.serverPid))
+          if (n !== pagesPerWalk) throw new Error(`a walk of ${n} pages, the first of ${pagesPerWalk}`)
+        }
+      }
+      if (w <= job.unpagedIterations) {
+        const c0 = costsNow(job.serverPid)
+        const a = await time(job.allPath)
+        if (w > 0) {
+          unpagedMs.push(a.ms)
+          costs.unpaged.push(costsSince(c0, job.serverPid))
+        }
+        if (w === job.unpagedIterations) {
+          all = JSON.parse(a.body) as ListDoc
+          unpagedBytes = Buffer.byteLength(a.body)
+        }
+      }
     }
-    const unpaged = await repeat(job.allPath, job.unpagedIterations, 1)
-    const all = JSON.parse(unpaged.last) as ListDoc
-    if (all.items.length !== objects) throw new Error(`the unpaged list has ${all.items.length} items, the walk ${objects}`)
+    if (all!.items.length !== objects) throw new Error(`the unpaged list has ${all!.items.length} items, the walk ${objects}`)
     const allStringify = stringify(all, job.unpagedIterations, 1)
-    const unpagedBytes = Buffer.byteLength(unpaged.last)
-    unpaged.last = ''
+    all = undefined
     const ns = await repeat(job.namespacePath, job.iterations, job.warmup)
     const nsDoc = JSON.parse(ns.last) as ListDoc
     const sel = await repeat(`${job.allPath}?labelSelector=${encodeURIComponent(job.selector)}`, job.iterations, job.warmup)
@@ -102,7 +172,8 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
       walk: latencySummary(walks),
       pages: latencySummary(pages),
       pagesPerWalk,
-      unpaged: latencySummary(unpaged.ms),
+      unpaged: latencySummary(unpagedMs),
+      costs: { walk: medianCosts(costs.walk), unpaged: medianCosts(costs.unpaged) },
       unpagedBytes,
       namespace: latencySummary(ns.ms),
       namespaceItems: nsDoc.items.length,

@@ -363,10 +363,13 @@ async function main (): Promise<void> {
       log(`paged: ${total} ConfigMaps; paged walks (limit=500), unpaged lists, namespace lists, a 1% selector`)
       const job: PagedJob = {
         mode: 'paged', target: t, allPath: '/api/v1/configmaps', namespacePath: `/api/v1/namespaces/${NS.paged}-1/configmaps`,
-        selector: 'bench-shard=7', pageLimit: 500, walks: 3, unpagedIterations: 5, iterations: flags.listIterations, warmup: 2
+        selector: 'bench-shard=7', pageLimit: 500, walks: 3, unpagedIterations: 5, iterations: flags.listIterations, warmup: 2, serverPid: running.pid
       }
       const r = await runJson<PagedResult>(LOAD, job)
       raw.paged = r
+      const c = (k: 'walk' | 'unpaged'): string => { const x = r.costs[k]; return `server CPU ${round(x.serverCpu, 0)} ms, waiting for a core ${round(x.serverWait, 0)} ms; load generator CPU ${round(x.clientCpu, 0)} ms, waiting ${round(x.clientWait, 0)} ms` }
+      log(`paged: a walk: ${c('walk')}`)
+      log(`paged: an unpaged list: ${c('unpaged')}`)
       const ms = (n: number): string => `${round(n, 1)} ms`
       rows.push({ workload: `paged walk ${r.objects} (limit 500)`, figure: `${ms(r.walk.p50)}, page p50 ${ms(r.pages.p50)} p99 ${ms(r.pages.p99)}`, ceiling: `unpaged list ${ms(r.unpaged.p50)}`, ratio: r.walk.p50 / r.unpaged.p50, target: '<= 2x', pass: r.walk.p50 <= 2 * r.unpaged.p50 })
       rows.push({ workload: `unpaged list ${r.objects}`, figure: `p50 ${ms(r.unpaged.p50)}, ${mib(r.unpagedBytes)}`, ceiling: `stringify p50 ${ms(r.stringify.all.p50)}`, ratio: r.unpaged.p50 / r.stringify.all.p50, target: '<= 1.5x', pass: r.unpaged.p50 <= 1.5 * r.stringify.all.p50 })
