@@ -10,7 +10,6 @@ import { RESOURCES } from '../../resources/index.js'
 import { ConversionError, fromMessage, toMessage } from './convert.js'
 import { groupPrefix, kindForms, protoPackage, SchemaMessageBuilder } from './schema-messages.js'
 import { listParts, type ListParts } from './list-stream.js'
-import { encodeDirect, planOf } from './direct-encode.js'
 
 /** The magic bytes before every enveloped message. */
 export const ENVELOPE_PREFIX = Buffer.from(PROTOBUF_ENVELOPE_MAGIC)
@@ -102,7 +101,7 @@ export class ProtobufCodec {
     const kind = String(obj.kind ?? '')
     const type = this.messageOf(apiVersion, kind)
     if (type === undefined) throw new EnvelopeError(`no protobuf message for ${apiVersion}, Kind=${kind}`)
-    const raw = planOf(type) === undefined ? type.encode(toMessage(type, obj, '', lenient)).finish() : encodeDirect(type, obj, lenient)
+    const raw = type.encode(toMessage(type, obj, '', lenient)).finish()
     const unknown = this.unknown.encode({ typeMeta: { apiVersion, kind }, raw }).finish()
     return Buffer.concat([ENVELOPE_PREFIX, unknown])
   }

@@ -1,20 +1,20 @@
 // A protobuf list written item by item (the reference's streaming collection encoder): the
 // envelope's length prefixes come before the items, so a first pass learns every item's encoded
-// length and a second writes each as the socket takes the chunks. Items are written straight
-// from their JSON (direct-encode.ts), without protobufjs's plain objects. The lengths are
+// length and a second encodes each again as the socket takes the chunks. The lengths are
 // remembered per cached object (a number each, held weakly: gone with the object's version), so
 // a collection listed again costs its first pass only for what changed; the encodings themselves
 // are not kept: that would hold a second copy of the live set (about 0.8x its JSON) for every
 // kind a protobuf client lists, where the second encoding costs only CPU while the list is sent.
-// The first pass yields to other requests every few hundred items it has to measure.
+// The first pass yields to other requests every few hundred items it has to encode.
 import protobuf from 'protobufjs'
 import type { AnyObject } from '../../resources/define.js'
 import { ConversionError, toMessage } from './convert.js'
-import { Layout, measure, Out, planOf, write } from './direct-encode.js'
 
 /** Wire tag of a length-delimited field `n`. */
 const lengthDelimited = (n: number): number => (n << 3) | 2
 const varintSize = (n: number): number => n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5
+
+const asBuffer = (b: Uint8Array): Buffer => Buffer.isBuffer(b) ? b : Buffer.from(b.buffer, b.byteOffset, b.length)
 
 /** Items encoded between two turns of the event loop in the first pass. */
 const ITEMS_PER_TURN = 200
@@ -51,8 +51,8 @@ export async function listParts (types: ListTypes, apiVersion: string, kind: str
   if (itemsField === undefined || !itemsField.repeated || !(itemType instanceof protobuf.Type) ||
     types.list.fieldsArray.some(f => f.id > itemsField.id)) return undefined
   const item: protobuf.Type = itemType
-  if (planOf(item) === undefined) return undefined
   const itemTag = lengthDelimited(itemsField.id)
+  const messageOf = (json: string): AnyObject => toMessage(item, JSON.parse(json))
   let head: Uint8Array
   const lengths = new Uint32Array(items.length)
   let rawLength = 0
@@ -65,7 +65,8 @@ export async function listParts (types: ListTypes, apiVersion: string, kind: str
     for (let i = 0; i < items.length; i++) {
       let length = known.get(items[i]!)
       if (length === undefined) {
-        length = measure(item, JSON.parse(items[i]!.json), new Layout())
+        // A writer's length is known before it is finished into bytes: nothing is copied here.
+        length = item.encode(messageOf(items[i]!.json)).len
         known.set(items[i]!, length)
         if (++encoded % ITEMS_PER_TURN === 0) await nextTurn()
       }
@@ -80,30 +81,18 @@ export async function listParts (types: ListTypes, apiVersion: string, kind: str
   const envelopeHead = types.unknown.encode({ typeMeta: { apiVersion, kind } })
     .uint32(lengthDelimited(rawField.id)).uint32(rawLength).finish()
   const length = types.prefix.length + envelopeHead.length + rawLength
-  const tagSize = varintSize(itemTag)
   function * chunks (): Generator<Buffer> {
+    let w = protobuf.Writer.create()
     yield Buffer.concat([types.prefix, envelopeHead, head])
-    for (let i = 0; i < items.length;) {
-      // As many items as fill a chunk (at least one), written into one buffer of their exact size.
-      let end = i
-      let bytes = 0
-      while (end < items.length && (end === i || bytes < chunkBytes)) {
-        bytes += tagSize + varintSize(lengths[end]!) + lengths[end]!
-        end++
+    for (let i = 0; i < items.length; i++) {
+      w.uint32(itemTag).uint32(lengths[i]!)
+      item.encode(messageOf(items[i]!.json), w)
+      if (w.len >= chunkBytes) {
+        yield asBuffer(w.finish())
+        w = protobuf.Writer.create()
       }
-      const out = new Out(Buffer.allocUnsafe(bytes))
-      for (; i < end; i++) {
-        const json = JSON.parse(items[i]!.json)
-        const layout = new Layout()
-        // Measured again for the nested messages' lengths. The items are the versions this list
-        // answers (the cache replaces an object, never changes one), so the length is the same.
-        if (measure(item, json, layout) !== lengths[i]) throw new Error('a list item changed while it was sent')
-        out.varint32(itemTag)
-        out.varint32(lengths[i]!)
-        write(item, json, layout, out)
-      }
-      yield out.buf
     }
+    if (w.len > 0) yield asBuffer(w.finish())
   }
   return { length, chunks }
 }
