@@ -93,14 +93,14 @@ function restrictToOwnable (out: FieldSet, subresource: string, hasStatus: boole
   // Elements spelled once (SERVER_ELEMENTS): this runs on every write.
   const meta = out.children.get(METADATA)
   if (meta !== undefined) {
-    for (const pe of SERVER_ELEMENTS) meta.children.delete(pe)
-    for (const f of resetMetadata) meta.children.delete(fieldElement(f))
+    for (const pe of SERVER_ELEMENTS) meta.deleteChild(pe)
+    for (const f of resetMetadata) meta.deleteChild(fieldElement(f))
   }
-  out.children.delete(API_VERSION)
-  out.children.delete(KIND)
-  if (subresource === '' && hasStatus) out.children.delete(STATUS)
+  out.deleteChild(API_VERSION)
+  out.deleteChild(KIND)
+  if (subresource === '' && hasStatus) out.deleteChild(STATUS)
   if (subresource === 'status') {
-    for (const pe of [...out.children.keys()]) if (pe !== STATUS && pe !== METADATA) out.children.delete(pe)
+    for (const pe of [...out.children.keys()]) if (pe !== STATUS && pe !== METADATA) out.deleteChild(pe)
   }
   return out
 }

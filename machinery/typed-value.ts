@@ -237,7 +237,7 @@ export function createdFields (obj: Json, schema: Schema): FieldSet | undefined 
 
 const child = (node: FieldSet, pe: PathElement): FieldSet => {
   let c = node.children.get(pe)
-  if (c === undefined) { c = new FieldSet(); node.children.set(pe, c) }
+  if (c === undefined) { c = new FieldSet(); node.setChild(pe, c) }
   return c
 }
 
@@ -251,7 +251,7 @@ function addAll (value: unknown, s: Schema, node: FieldSet): void {
       // A repeated key: the comparison indexes the first item of each.
       if (node.children.has(pe)) continue
       const c = new FieldSet()
-      node.children.set(pe, c)
+      node.setChild(pe, c)
       addAll(v, item, c)
     }
   } else if (shape.kind === 'struct' && !shape.atomic && isMap(value)) {
