@@ -152,13 +152,19 @@ export default fp(async function resourceQuota (fastify: FastifyInstance) {
       !quotaIgnores(a.resource) && evaluatorFor(a.resource.plural, a.resource.group).handles(a.operation, a.subresource),
     async validate (a) {
       const store = quotaStore()
-      // No quota and nothing limited: one look at the cache, no parse, no database read.
-      if (limited.length === 0 && store.cache.list(store.listPrefix(a.namespace)).length === 0) {
+      // No quota and nothing limited: one look at the cache, no parse, no database read (and no
+      // listing at all while no namespace has a quota).
+      if (limited.length === 0 && !anyQuota(store, a.namespace)) {
         await store.caughtUp()
-        if (store.cache.list(store.listPrefix(a.namespace)).length === 0) return
+        if (!anyQuota(store, a.namespace)) return
       }
       const e = evaluatorFor(a.resource.plural, a.resource.group)
       await serialised(a.namespace, () => admit(a, e))
     }
   })
 }, { name: 'admission:resource-quota', dependencies: ['admission'] })
+
+/** Whether the namespace has a ResourceQuota in the cache. */
+function anyQuota (store: { cache: { size: number, list: (prefix: string) => unknown[] }, listPrefix: (namespace: string) => string }, namespace: string): boolean {
+  return store.cache.size > 0 && store.cache.list(store.listPrefix(namespace)).length > 0
+}

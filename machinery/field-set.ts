@@ -26,10 +26,33 @@ function compareElements (a: PathElement, b: PathElement): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+/** The children of every node that has none: most nodes are leaves, and a Map each was most of a set's garbage. */
+const NO_CHILDREN: ReadonlyMap<PathElement, FieldSet> = new Map()
+
+/**
+ * A node's elements in the serialised order. Nodes have a handful of children: an insertion sort
+ * in place spares the work arrays Array.prototype.sort allocates (every write encodes its sets).
+ */
+function sortedElements (children: ReadonlyMap<PathElement, FieldSet>): PathElement[] {
+  const keys = [...children.keys()]
+  if (keys.length > 16) return keys.sort(compareElements)
+  for (let i = 1; i < keys.length; i++) {
+    const k = keys[i]!
+    let j = i - 1
+    for (; j >= 0 && compareElements(keys[j]!, k) > 0; j--) keys[j + 1] = keys[j]!
+    keys[j + 1] = k
+  }
+  return keys
+}
+
 export class FieldSet {
   /** Whether the path leading here is itself in the set. */
   member = false
-  readonly children = new Map<PathElement, FieldSet>()
+  #children: Map<PathElement, FieldSet> | undefined
+
+  get children (): ReadonlyMap<PathElement, FieldSet> { return this.#children ?? NO_CHILDREN }
+  setChild (pe: PathElement, child: FieldSet): void { (this.#children ??= new Map()).set(pe, child) }
+  deleteChild (pe: PathElement): void { this.#children?.delete(pe) }
 
   static of (paths: FieldPath[]): FieldSet {
     const s = new FieldSet()
@@ -41,7 +64,7 @@ export class FieldSet {
     let node: FieldSet = this
     for (const pe of path) {
       let next = node.children.get(pe)
-      if (next === undefined) { next = new FieldSet(); node.children.set(pe, next) }
+      if (next === undefined) { next = new FieldSet(); node.setChild(pe, next) }
       node = next
     }
     node.member = true
@@ -65,10 +88,10 @@ export class FieldSet {
   union (other: FieldSet): FieldSet {
     const out = new FieldSet()
     out.member = this.member || other.member
-    for (const [pe, c] of this.children) out.children.set(pe, c.copy())
+    for (const [pe, c] of this.children) out.setChild(pe, c.copy())
     for (const [pe, c] of other.children) {
       const mine = out.children.get(pe)
-      out.children.set(pe, mine === undefined ? c.copy() : mine.union(c))
+      out.setChild(pe, mine === undefined ? c.copy() : mine.union(c))
     }
     return out
   }
@@ -79,7 +102,7 @@ export class FieldSet {
     out.member = this.member && !other.member
     for (const [pe, c] of this.children) {
       const d = c.difference(other.children.get(pe))
-      if (!d.empty()) out.children.set(pe, d)
+      if (!d.empty()) out.setChild(pe, d)
     }
     return out
   }
@@ -92,7 +115,7 @@ export class FieldSet {
       const o = other.children.get(pe)
       if (o === undefined) continue
       const i = c.intersection(o)
-      if (!i.empty()) out.children.set(pe, i)
+      if (!i.empty()) out.setChild(pe, i)
     }
     return out
   }
@@ -100,7 +123,7 @@ export class FieldSet {
   copy (): FieldSet {
     const out = new FieldSet()
     out.member = this.member
-    for (const [pe, c] of this.children) out.children.set(pe, c.copy())
+    for (const [pe, c] of this.children) out.setChild(pe, c.copy())
     return out
   }
 
@@ -123,7 +146,7 @@ export class FieldSet {
   toFieldsV1 (): Record<string, unknown> {
     // Every key has a one-letter prefix (`f:`, `k:`, ...), so plain assignment cannot reach a prototype.
     const out: Record<string, unknown> = {}
-    const keys = this.children.size > 1 ? [...this.children.keys()].sort(compareElements) : this.children.keys()
+    const keys = this.children.size > 1 ? sortedElements(this.children) : this.children.keys()
     for (const pe of keys) {
       const c = this.children.get(pe)!
       const inner = c.toFieldsV1()
@@ -155,7 +178,7 @@ export class FieldSet {
       if (pe === '.') { s.member = true; continue }
       const c = FieldSet.fromFieldsV1(inner)
       if (c.children.size === 0) c.member = true
-      s.children.set(pe, c)
+      s.setChild(pe, c)
     }
     return s
   }

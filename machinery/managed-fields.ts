@@ -6,7 +6,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { AnyObject } from '../resources/define.js'
 import type { FieldError } from '../resources/status.js'
 import { FieldSet, fieldElement, type FieldPath } from './field-set.js'
-import { compare, shapeOf, type Comparison } from './typed-value.js'
+import { compare, createdFields, shapeOf, type Comparison } from './typed-value.js'
 
 type Schema = Record<string, any> | undefined
 
@@ -26,6 +26,8 @@ interface Entry { manager?: string, operation?: string, apiVersion?: string, tim
 
 /** Metadata the server sets: nobody owns it (the reference's stripped fields). */
 const SERVER_METADATA = ['name', 'namespace', 'creationTimestamp', 'selfLink', 'uid', 'generation', 'managedFields', 'resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds']
+const SERVER_ELEMENTS = SERVER_METADATA.map(fieldElement)
+const [METADATA, API_VERSION, KIND, STATUS] = ['metadata', 'apiVersion', 'kind', 'status'].map(fieldElement) as [string, string, string, string]
 
 /** An entry's identity: Apply entries are one per manager whatever the apiVersion. */
 export const ownerKey = (o: Pick<Owner, 'manager' | 'operation' | 'apiVersion' | 'subresource'>): string =>
@@ -60,8 +62,8 @@ export function decodeOwners (entries: unknown): Owner[] | undefined {
 export function encodeOwners (owners: Owner[]): Entry[] | undefined {
   const kept = owners.filter(o => !o.set.empty())
   if (kept.length === 0) return undefined
-  const seconds = (t?: string): number => t === undefined ? 0 : Math.floor(Date.parse(t) / 1000)
-  kept.sort((a, b) => cmp(a.operation, b.operation) || seconds(a.time) - seconds(b.time) || cmp(a.manager, b.manager) ||
+  // One entry (every create) has no order to settle; the sort would still copy the array.
+  if (kept.length > 1) kept.sort((a, b) => cmp(a.operation, b.operation) || seconds(a.time) - seconds(b.time) || cmp(a.manager, b.manager) ||
     cmp(a.apiVersion, b.apiVersion) || cmp(a.subresource, b.subresource))
   return kept.map(o => {
     const e: Entry = { manager: o.manager, operation: o.operation, apiVersion: o.apiVersion }
@@ -74,6 +76,8 @@ export function encodeOwners (owners: Owner[]): Entry[] | undefined {
 }
 
 const cmp = (a: string, b: string): number => a < b ? -1 : a > b ? 1 : 0
+/** An entry's time to the second, as the reference compares them. */
+const seconds = (t?: string): number => t === undefined ? 0 : Math.floor(Date.parse(t) / 1000)
 
 /**
  * What a write through `subresource` can own: never server-set metadata; through the main
@@ -86,15 +90,17 @@ export function ownable (set: FieldSet, subresource: string, hasStatus: boolean,
 
 /** `ownable` in place, for sets the caller has just built. */
 function restrictToOwnable (out: FieldSet, subresource: string, hasStatus: boolean, resetMetadata: readonly string[]): FieldSet {
-  const meta = out.children.get(fieldElement('metadata'))
+  // Elements spelled once (SERVER_ELEMENTS): this runs on every write.
+  const meta = out.children.get(METADATA)
   if (meta !== undefined) {
-    for (const f of [...SERVER_METADATA, ...resetMetadata]) meta.children.delete(fieldElement(f))
+    for (const pe of SERVER_ELEMENTS) meta.deleteChild(pe)
+    for (const f of resetMetadata) meta.deleteChild(fieldElement(f))
   }
-  out.children.delete(fieldElement('apiVersion'))
-  out.children.delete(fieldElement('kind'))
-  if (subresource === '' && hasStatus) out.children.delete(fieldElement('status'))
+  out.deleteChild(API_VERSION)
+  out.deleteChild(KIND)
+  if (subresource === '' && hasStatus) out.deleteChild(STATUS)
   if (subresource === 'status') {
-    for (const pe of [...out.children.keys()]) if (pe !== fieldElement('status') && pe !== fieldElement('metadata')) out.children.delete(pe)
+    for (const pe of [...out.children.keys()]) if (pe !== STATUS && pe !== METADATA) out.deleteChild(pe)
   }
   return out
 }
@@ -151,14 +157,21 @@ function recordWrite (newObj: AnyObject, oldObj: AnyObject | undefined, who: Man
   let owners: Owner[] | undefined
   if (incoming !== undefined) owners = decodeOwners(incoming)
   owners ??= decodeOwners(oldObj?.metadata?.managedFields) ?? []
-  const before = oldObj ?? emptyObject(newObj, schema)
-  const c = ownableChanges(before, newObj, schema, who.subresource, hasStatus, resetMetadata)
-  const changed = c.modified.union(c.added)
-  for (const o of owners) o.set = o.set.difference(changed).difference(c.removed)
+  // A create changes what it sets and removes nothing: its set is built in one walk.
+  const created = oldObj === undefined ? createdFields(withoutManagedFields(newObj), schema) : undefined
+  let changed: FieldSet
+  let removed: FieldSet | undefined
+  if (created !== undefined) changed = restrictToOwnable(created, who.subresource, hasStatus, resetMetadata)
+  else {
+    const c = ownableChanges(oldObj ?? emptyObject(newObj, schema), newObj, schema, who.subresource, hasStatus, resetMetadata)
+    changed = c.modified.union(c.added)
+    removed = c.removed
+  }
+  for (const o of owners) o.set = removed === undefined ? o.set.difference(changed) : o.set.difference(changed).difference(removed)
   if (!changed.empty()) {
     const mine = { manager: who.manager, operation: 'Update' as const, apiVersion: who.apiVersion, subresource: who.subresource }
-    const key = ownerKey(mine)
-    const previous = owners.find(o => ownerKey(o) === key)
+    const key = owners.length === 0 ? '' : ownerKey(mine)
+    const previous = owners.length === 0 ? undefined : owners.find(o => ownerKey(o) === key)
     if (previous !== undefined) {
       previous.set = previous.set.union(changed)
       previous.time = who.time
@@ -199,9 +212,9 @@ export const ANCIENT_CHANGES = 'ancient-changes'
  * an `ancient-changes` entry carrying the time of the newest one merged.
  */
 export function capUpdateEntries (owners: Owner[]): Owner[] {
+  if (owners.length <= MAX_UPDATE_ENTRIES) return owners
   const updaters = owners.filter(o => o.operation === 'Update' && !o.set.empty())
   if (updaters.length <= MAX_UPDATE_ENTRIES) return owners
-  const seconds = (t?: string): number => t === undefined ? 0 : Math.floor(Date.parse(t) / 1000)
   updaters.sort((a, b) => seconds(a.time) - seconds(b.time) || cmp(ownerKey(a), ownerKey(b)))
   const live = new Map(owners.map(o => [ownerKey(o), o]))
   const firstOfVersion = new Map<string, Owner>()

@@ -99,11 +99,25 @@ function firstPattern (patterns: Record<string, Schema>): Schema {
 function walk (schema: Schema, value: unknown, path: string, out: SchemaCheck, drop: boolean): void {
   if (schema.anyOf !== undefined) {
     const actual = typeOf(value)
-    const fitting = (schema.anyOf as Schema[]).filter(b => b.type === undefined || fits(b.type, actual))
-    // Unions of literals (`'Active' | 'Terminating'`): the branch the value equals, else the first that fits.
-    const branch = fitting.find(b => (b.const === undefined || b.const === value) && (b.enum === undefined || (b.enum as unknown[]).includes(value))) ?? fitting[0]
-    if (fitting.length > 1 && fitting.every(b => b.const !== undefined) && !fitting.some(b => b.const === value)) {
-      out.errors.push({ type: 'NotSupported', field: path, value, supported: fitting.map(b => String(b.const)) })
+    // One loop, no arrays or closures: nullable unions (labels, annotations) are in every object.
+    let fitting = 0
+    let first: Schema | undefined
+    let equal: Schema | undefined
+    let allConst = true
+    let constMatched = false
+    for (const b of schema.anyOf as Schema[]) {
+      if (b.type !== undefined && !fits(b.type, actual)) continue
+      fitting++
+      first ??= b
+      if (b.const === undefined) allConst = false
+      else if (b.const === value) constMatched = true
+      // Unions of literals (`'Active' | 'Terminating'`): the branch the value equals, else the first that fits.
+      if (equal === undefined && (b.const === undefined || b.const === value) && (b.enum === undefined || (b.enum as unknown[]).includes(value))) equal = b
+    }
+    const branch = equal ?? first
+    if (fitting > 1 && allConst && !constMatched) {
+      const supported = (schema.anyOf as Schema[]).filter(b => b.type === undefined || fits(b.type, actual)).map(b => String(b.const))
+      out.errors.push({ type: 'NotSupported', field: path, value, supported })
       return
     }
     if (branch === undefined) {

@@ -203,6 +203,63 @@ function indexItems (shape: Shape & { kind: 'list' }, list: unknown[] | undefine
   return out
 }
 
+/**
+ * What `compare(emptyObject(obj), obj)` finds added or modified (it finds nothing removed), in one
+ * walk that builds the set directly: the fields a create sets, which its writer comes to own.
+ * Every create passes here, and the comparison's index Maps, three sets and union copies were a
+ * good part of a create's garbage. The empty object holds `{}` for each top-level struct with
+ * declared properties that `obj` sets as a map; such a field is then not itself added, only its
+ * fields are (or, for an atomic struct, it is modified unless `obj` leaves it empty too).
+ * Undefined when `obj` is not seen as a granular struct.
+ */
+export function createdFields (obj: Json, schema: Schema): FieldSet | undefined {
+  const shape = resolve(schema, obj)
+  // Not a kind's object (no schema has an atomic root): the caller compares instead.
+  if (shape.kind !== 'struct' || shape.atomic) return undefined
+  const root = new FieldSet()
+  const props = schema?.properties as Record<string, Schema> | undefined
+  for (const k in obj) {
+    const v = obj[k]
+    const s = fieldSchema(shape.schema, k)
+    const top = props?.[k] !== undefined ? shapeOf(props[k], v) : undefined
+    const inEmpty = top?.kind === 'struct' && top.schema?.properties !== undefined && isMap(v)
+    if (!inEmpty) { addAll(v, s, child(root, fieldElement(k))); continue }
+    const inner = resolve(s, v)
+    if (inner.kind === 'struct' && !inner.atomic) {
+      for (const f in v) {
+        const node = child(child(root, fieldElement(k)), fieldElement(f))
+        addAll(v[f], fieldSchema(inner.schema, f), node)
+      }
+    } else if (!isEmptyMap(v)) child(root, fieldElement(k)).member = true
+  }
+  return root
+}
+
+const child = (node: FieldSet, pe: PathElement): FieldSet => {
+  let c = node.children.get(pe)
+  if (c === undefined) { c = new FieldSet(); node.setChild(pe, c) }
+  return c
+}
+
+/** `compare(undefined, value)` from `node` down: the node and everything under it is added. */
+function addAll (value: unknown, s: Schema, node: FieldSet): void {
+  const shape = resolve(s, value)
+  if (shape.kind === 'list' && shape.type !== 'atomic' && Array.isArray(value)) {
+    const item = itemSchema(shape)
+    for (const v of value) {
+      const pe = itemElement(shape, v)
+      // A repeated key: the comparison indexes the first item of each.
+      if (node.children.has(pe)) continue
+      const c = new FieldSet()
+      node.setChild(pe, c)
+      addAll(v, item, c)
+    }
+  } else if (shape.kind === 'struct' && !shape.atomic && isMap(value)) {
+    for (const k in value) addAll(value[k], fieldSchema(shape.schema, k), child(node, fieldElement(k)))
+  }
+  node.member = true
+}
+
 // ---- apply merge ---------------------------------------------------------------------------
 
 /**

@@ -34,13 +34,15 @@ export function policySource<P extends { name: string }> (fastify: FastifyInstan
     if (p === undefined) { p = compile(JSON.parse(o.json) as AnyObject); compiled.set(o, p) }
     return p
   }
-  const store = (plural: string) => fastify.resources.find({ group: GROUPS.admissionregistration, resource: plural })
+  const policyKind = { group: GROUPS.admissionregistration, resource: plurals.policies }
+  const bindingKind = { group: GROUPS.admissionregistration, resource: plurals.bindings }
   /** Every policy that has a binding, with its bindings; empty (and cheap) when there are none. */
   return (): Array<{ policy: P, bindings: Binding[] }> => {
     // The REST machinery registers the kinds after the admission plugins: found at request time.
-    const policyStore = store(plurals.policies)
-    const bindingStore = store(plurals.bindings)
-    if (policyStore === undefined || bindingStore === undefined) return []
+    const policyStore = fastify.resources.find(policyKind)
+    const bindingStore = fastify.resources.find(bindingKind)
+    // Every write asks: with nothing stored, nothing is listed.
+    if (policyStore === undefined || bindingStore === undefined || policyStore.cache.size === 0 || bindingStore.cache.size === 0) return []
     const boundObjects = bindingStore.cache.list(bindingStore.prefix)
     if (boundObjects.length === 0) return []
     const policyObjects = policyStore.cache.list(policyStore.prefix)

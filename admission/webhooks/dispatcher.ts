@@ -58,6 +58,8 @@ function hooksOf (o: CachedObject): Hook[] {
 
 export interface Dispatcher {
   readonly type: HookType
+  /** Whether any configuration of this type is stored (most servers have none). */
+  anyConfigured (): boolean
   /** The webhooks this request reaches, in configuration name order. */
   matching (a: AdmissionAttributes): Promise<Match[]>
   /**
@@ -104,16 +106,19 @@ export function createDispatcher (fastify: FastifyInstance, o: DispatcherOptions
   const observeRejection = rejectionObserver(fastify)
   const failedOpenPrefix = o.type === 'admit' ? ADMISSION_WEBHOOK.failedOpenMutatingPrefix : ADMISSION_WEBHOOK.failedOpenValidatingPrefix
 
+  // The REST machinery registers the kinds after the admission plugins: found at request time.
+  const kind = { group: GROUPS.admissionregistration, resource: o.plural }
+  const anyConfigured = (): boolean => (fastify.resources.find(kind)?.cache.size ?? 0) > 0
   const allHooks = (): Hook[] => {
-    // The REST machinery registers the kinds after the admission plugins: found at request time.
-    const store = fastify.resources.find({ group: GROUPS.admissionregistration, resource: o.plural })
-    if (store === undefined) return []
+    const store = fastify.resources.find(kind)
+    if (store === undefined || store.cache.size === 0) return []
     const objects = store.cache.list(store.prefix)
     return objects.length === 0 ? [] : objects.flatMap(hooksOf)
   }
 
   const dispatcher: Dispatcher = {
     type: o.type,
+    anyConfigured,
     async matching (a) {
       if (exempt(a)) return []
       const hooks = allHooks()

@@ -74,7 +74,8 @@ export default fp(async function mutatingAdmissionWebhook (fastify: FastifyInsta
   fastify.admission.annotationLevel(ADMISSION_WEBHOOK.patchAnnotationPrefix, 'Request')
   fastify.admission.add({
     name: PLUGIN,
-    handles: () => true,
+    // Every write asks each plugin: with no configuration stored, not even a look-up is made.
+    handles: () => d.anyConfigured(),
     async mutate (a) {
       const matches = await d.matching(a)
       if (matches.length === 0) return

@@ -12,7 +12,8 @@ export default fp(async function validatingAdmissionWebhook (fastify: FastifyIns
   const d = createDispatcher(fastify, { plugin: PLUGIN, type: 'validating', plural: 'validatingwebhookconfigurations', webhookServiceAddresses: opts.webhookServiceAddresses })
   fastify.admission.add({
     name: PLUGIN,
-    handles: () => true,
+    // Every write asks each plugin: with no configuration stored, not even a look-up is made.
+    handles: () => d.anyConfigured(),
     async validate (a) {
       const matches = await d.matching(a)
       if (matches.length === 0) return

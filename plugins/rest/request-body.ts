@@ -24,6 +24,17 @@ export function mediaType (request: FastifyRequest): string {
 
 const looksLikeJson = (text: string): boolean => /^\s*\{/.test(text)
 
+// A write's body is decoded, then scanned for repeated keys at once (checkDuplicates): the text
+// of the body last decoded is kept for that scan, which lets it go, rather than decoded again (a
+// copy of the body per write). Keyed by the body itself, so another request's scan only misses.
+let lastBody: Buffer | undefined
+let lastText = ''
+
+function textOf (body: Buffer): string {
+  if (body === lastBody) return lastText
+  return body.toString('utf8')
+}
+
 /**
  * Parses a JSON or YAML request body into a value; malformed bodies are 400, and so are bodies
  * nested past MAX_NESTING_DEPTH (`tooDeep` words that error as the caller's decoder would).
@@ -37,6 +48,8 @@ export function decodeBody (request: FastifyRequest, allowed: string[], tooDeep:
   if (!allowed.includes(type)) throw unsupportedMediaType(type, allowed)
   if (body === undefined || body.length === 0) throw badRequest('the request body is empty')
   const text = body.toString('utf8')
+  lastBody = body
+  lastText = text
   // Apply bodies are mostly JSON (kubectl, client libraries), which JSON.parse reads a
   // hundred times faster than the YAML parser; anything else is read as YAML.
   const yaml = type === MEDIA_TYPES.yaml || (type === MEDIA_TYPES.applyPatch && !looksLikeJson(text))
@@ -91,8 +104,11 @@ export function checkDuplicates (request: FastifyRequest, fv: FieldValidation, c
   if (fv === 'Ignore' || !(type.endsWith('json') || type === MEDIA_TYPES.applyPatch)) return
   const body = request.body as Buffer | undefined
   if (body === undefined || body.length === 0) return
-  if (type === MEDIA_TYPES.applyPatch && !looksLikeJson(body.toString('utf8'))) return
-  const dups = duplicateFields(body.toString('utf8'))
+  const text = textOf(body)
+  lastBody = undefined
+  lastText = ''
+  if (type === MEDIA_TYPES.applyPatch && !looksLikeJson(text)) return
+  const dups = duplicateFields(text)
   if (dups.length === 0) return
   if (fv === 'Strict') {
     if (!checkedByStore) throw strictDecodingError(dups, [])

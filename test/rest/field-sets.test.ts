@@ -4,7 +4,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Type } from '@sinclair/typebox'
 import { FieldSet, pathString } from '../../machinery/field-set.js'
-import { compare, mergeApplied, removeFields, toFieldSet } from '../../machinery/typed-value.js'
+import { compare, createdFields, mergeApplied, removeFields, toFieldSet } from '../../machinery/typed-value.js'
+import { emptyObject, withoutManagedFields } from '../../machinery/managed-fields.js'
+import pods from '../../resources/pods.js'
 import serviceaccounts from '../../resources/serviceaccounts.js'
 
 const item = Type.Object({ name: Type.String(), port: Type.Optional(Type.Integer()), proto: Type.Optional(Type.String({ default: 'TCP' })), v: Type.Optional(Type.String()) })
@@ -112,4 +114,26 @@ test('removal: members go, an item someone still owns a part of stays, emptied m
 test('a field a closed struct does not declare is owned by nobody', () => {
   assert.deepEqual(toFieldSet({ struct: { a: 'x', stray: 1 }, unknown: 2 }, Type.Object({ struct: Type.Object({ a: Type.String() }, { additionalProperties: false }) }, { additionalProperties: false })).toFieldsV1(),
     { 'f:struct': { 'f:a': {} } })
+})
+
+test('a create\'s fields in one walk are the comparison with the empty object', () => {
+  const comparedWithEmpty = (obj: Record<string, any>, s: Record<string, any>): FieldSet => {
+    const c = compare(emptyObject(obj, s), obj, s)
+    assert.ok(c.removed.empty())
+    return c.modified.union(c.added)
+  }
+  // The rows above as one object, beside the top-level structs the empty object holds.
+  const objects: Array<[Record<string, any>, Record<string, any>]> = [
+    [Object.assign({}, ...rows.map(([, value]) => value)), schema],
+    [{ struct: {}, atomicStruct: {}, granularMap: {} }, schema],
+    [{ struct: { a: 'x' }, atomicStruct: { a: 'y' }, mapList: [{ name: 'x' }, { name: 'x', v: '2' }], setList: ['a', 'a'] }, schema],
+    [{ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: { a: 'b' }, managedFields: [{ manager: 'm' }] },
+      spec: { containers: [{ name: 'c', image: 'i', ports: [{ containerPort: 80 }], env: [{ name: 'E', value: '1' }] }], nodeSelector: {} },
+      status: { phase: 'Pending' } }, pods.schema],
+    [{ apiVersion: 'v1', kind: 'ServiceAccount', metadata: {}, secrets: [{ name: 'a' }], unknownField: { x: [1] } }, serviceaccounts.schema]
+  ]
+  for (const [obj, s] of objects) {
+    const bare = withoutManagedFields(obj)
+    assert.deepEqual(createdFields(bare, s)!.toFieldsV1(), comparedWithEmpty(bare, s).toFieldsV1(), JSON.stringify(obj))
+  }
 })
