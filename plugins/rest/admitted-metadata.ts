@@ -108,3 +108,11 @@ export function keepUnowned (resource: Resource, obj: AnyObject, old: AnyObject,
   for (const f of def.resetMetadata ?? []) keepStored(kept, old.metadata, f)
   return { ...merged, metadata: kept }
 }
+
+/** The current time to the second, as metadata timestamps spell it; formatted once a second. */
+export const now = (): string => {
+  const second = Math.floor(Date.now() / 1000)
+  if (second !== nowCache.second) nowCache = { second, text: new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') }
+  return nowCache.text
+}
+let nowCache = { second: -1, text: '' }

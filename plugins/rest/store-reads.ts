@@ -201,3 +201,9 @@ export class StoreReads {
     try { return await fn() } catch (err) { throw this.translateError(err, name) }
   }
 }
+
+/** Whether a client's resourceVersion names a revision after `revision`. */
+export function newerThan (resourceVersion: unknown, revision: number): boolean {
+  if (typeof resourceVersion !== 'string' || !/^[0-9]{1,15}$/.test(resourceVersion)) return false
+  return Number(resourceVersion) > revision
+}

@@ -1,11 +1,9 @@
 // The generic store: every verb of every kind, in the reference server's order (admission,
 // strategy, validation, storage), driven by the kind's definition alone.
-import { randomUUID } from 'node:crypto'
 import { isDeepStrictEqual } from 'node:util'
-import { alreadyExists, ApiError, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, strictDecodingError } from '../../resources/status.js'
-import { type AnyObject, type Pools, type RequestContext, type Resource, type StreamLocation, type VirtualContext } from '../../resources/define.js'
-import { StorageError, type Storage, type StoredObject, type WatchCache } from '../../storage/interface.js'
-import type { AdmissionChain } from '../../resources/admission.js'
+import { alreadyExists, badRequest, conflict, invalid, notFound, OPTIMISTIC_LOCK_MESSAGE, strictDecodingError } from '../../resources/status.js'
+import { type AnyObject, type RequestContext, type StreamLocation, type VirtualContext } from '../../resources/define.js'
+import { StorageError, type StoredObject } from '../../storage/interface.js'
 import { dedupOwnerReferences } from '../../resources/owner-references.js'
 import { checkAgainstSchema } from '../../machinery/schema-check.js'
 import { validateMetadata } from './metadata-validation.js'
@@ -14,17 +12,16 @@ import { checkTypeMeta } from './type-meta.js'
 import { admissionAttributes } from './admission-attributes.js'
 import { recordManagedFields, sentEntryProblems } from '../../machinery/managed-fields.js'
 import { managedFieldsProblems } from '../../machinery/field-manager-names.js'
-import { finalizersForDeletion } from './deletion-finalizers.js'
-import { clearServerSetMetadata, keepUnowned, placeInNamespace, settleCreatedMetadata, settleUpdatedMetadata } from './admitted-metadata.js'
-import { StoreReads } from './store-reads.js'
-import type { ListOptions } from './options.js'
-import type { Caller, DeleteOptions, FieldValidation, Ownership, ResourceStore, ResourceStores, UpdateOptions, WriteOptions } from '../../storage/resource-store.js'
+import { clearServerSetMetadata, keepUnowned, now, placeInNamespace, settleCreatedMetadata, settleUpdatedMetadata } from './admitted-metadata.js'
+import { newerThan } from './store-reads.js'
+import { StoreDeletes } from './store-deletes.js'
+import type { Caller, FieldValidation, Ownership, ResourceStore, UpdateOptions, WriteOptions } from '../../storage/resource-store.js'
 
 export type { Caller, Ownership } from '../../storage/resource-store.js'
+export { now } from './admitted-metadata.js'
 
 /** Unconditional updates retry conflicts for as long as a request may take, as GuaranteedUpdate does. */
 const RETRY_CONFLICTS_MS = 60_000
-const MAX_PRECONDITION_ATTEMPTS = 8
 const GENERATE_NAME_ATTEMPTS = 8
 
 /** A create whose generated name another object holds: tried again under a new name. */
@@ -32,15 +29,6 @@ class GeneratedNameTaken extends Error {
   constructor (readonly takenName: string, override readonly cause: StorageError) { super(`generated name ${takenName} is taken`) }
 }
 
-/** The current time to the second, as metadata timestamps spell it; formatted once a second. */
-export const now = (): string => {
-  const second = Math.floor(Date.now() / 1000)
-  if (second !== nowCache.second) nowCache = { second, text: new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') }
-  return nowCache.text
-}
-let nowCache = { second: -1, text: '' }
-
-const NO_POOLS: Pools = { get: () => undefined, names: () => [] }
 
 /** The value with `metadata.resourceVersion` removed, for comparing writes that change nothing. */
 function withoutVolatile (obj: AnyObject): AnyObject {
@@ -48,17 +36,7 @@ function withoutVolatile (obj: AnyObject): AnyObject {
   return { ...obj, metadata: meta }
 }
 
-export class GenericStore extends StoreReads implements ResourceStore {
-  constructor (
-    resource: Resource,
-    storage: Storage,
-    cache: WatchCache,
-    private readonly admission: AdmissionChain,
-    registry: ResourceStores,
-    private readonly pools: Pools = NO_POOLS
-  ) {
-    super(resource, storage, cache, registry)
-  }
+export class GenericStore extends StoreDeletes implements ResourceStore {
 
   // ---- writes ------------------------------------------------------------------------------
 
@@ -66,13 +44,6 @@ export class GenericStore extends StoreReads implements ResourceStore {
     const ctx: RequestContext = { namespace, user: caller.user, dryRun, warnings: caller.warnings, features: this.registry.features, requestVersion: caller.requestVersion, pools: this.pools }
     if (name !== undefined) ctx.owner = this.key(namespace, name)
     return ctx
-  }
-
-  /** After an object left the store: its pool values are free again (a failure leaves them to the repair pass). */
-  private async releaseHeld (obj: AnyObject): Promise<void> {
-    const held = this.resource.strategy.heldValues?.(obj) ?? []
-    const owner = this.key(obj.metadata?.namespace ?? '', obj.metadata?.name ?? '')
-    await Promise.all(held.map(async h => { await this.pools.get(h.pool)?.release(h.value, owner).catch(() => {}) }))
   }
 
   /** Unknown fields per fieldValidation, defaults, and type errors of a whole object. */
@@ -406,102 +377,9 @@ export class GenericStore extends StoreReads implements ResourceStore {
     if (finishing) await this.releaseHeld(obj)
     return { json: stored.json, written: true }
   }
-
-  pendingFinalizers (obj: AnyObject): string[] {
-    return [...(obj.metadata?.finalizers ?? []), ...(this.resource.strategy.pendingFinalizers?.(obj) ?? [])]
-  }
-
-  /**
-   * Deletes one object: at once when nothing holds it, else marks it terminating. Returns the
-   * object as last stored and whether it is gone.
-   */
-  async delete (namespace: string, name: string, opts: DeleteOptions, caller: Caller): Promise<{ json: string, object: AnyObject, deleted: boolean }> {
-    const key = this.key(namespace, name)
-    // As in update: from the cache first, consistently after that.
-    let recent = true
-    let atLeast: number | undefined
-    for (let attempt = 1; ; attempt++) {
-      const current = recent ? await this.readRecent(key, name) : await this.readCurrent(key, name, atLeast)
-      if (current === undefined) throw notFound(this.gr, name)
-      const old = JSON.parse(current.json) as AnyObject
-      const pre = opts.preconditions
-      if (recent && newerThan(pre?.resourceVersion, current.revision)) {
-        recent = false
-        continue
-      }
-      if (pre?.uid !== undefined && pre.uid !== null && pre.uid !== old.metadata.uid) {
-        throw conflict(this.gr, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${String(old.metadata.uid)}`)
-      }
-      if (pre?.resourceVersion !== undefined && pre.resourceVersion !== null && pre.resourceVersion !== old.metadata.resourceVersion) {
-        throw conflict(this.gr, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${String(old.metadata.resourceVersion)}`)
-      }
-      const attrs = admissionAttributes(this.resource, this.registry, { operation: 'DELETE', namespace, name, subresource: '', caller, dryRun: opts.dryRun, oldObject: old })
-      await this.admission.mutate(attrs)
-      await this.admission.validate(attrs)
-      // The propagation policy becomes a finalizer the garbage collector acts on.
-      const finalizers = finalizersForDeletion(this.resource, old, opts)
-      const next = finalizers === undefined ? old : withFinalizers(old, finalizers)
-      const held = this.pendingFinalizers(next).length > 0
-      const terminating = old.metadata.deletionTimestamp !== undefined
-      if (held && terminating && finalizers === undefined) return { json: current.json, object: old, deleted: false }
-      try {
-        if (held) {
-          const marked = structuredClone(next)
-          if (!terminating) {
-            marked.metadata.deletionTimestamp = now()
-            marked.metadata.deletionGracePeriodSeconds = 0
-            this.resource.strategy.prepareForDelete?.(marked)
-          }
-          if (opts.dryRun) return { json: JSON.stringify(marked), object: marked, deleted: false }
-          const stored = await this.write({ type: 'update', key, value: marked as any, expectRevision: current.revision })
-          return { json: stored.json, object: JSON.parse(stored.json), deleted: false }
-        }
-        if (opts.dryRun) return { json: current.json, object: old, deleted: true }
-        const stored = await this.write({ type: 'delete', key, value: old as any, expectRevision: current.revision })
-        await this.releaseHeld(old)
-        return { json: stored.json, object: old, deleted: true }
-      } catch (err) {
-        if (err instanceof StorageError && (err.code === 'Conflict' || err.code === 'NotFound') && attempt < MAX_PRECONDITION_ATTEMPTS) {
-          if (err.code === 'NotFound') throw notFound(this.gr, name)
-          recent = false
-          atLeast = err.revision
-          continue
-        }
-        throw this.translateError(err, name)
-      }
-    }
-  }
-
-  /** Deletes every object a list selects, one by one (each with its own admission and finalizers). */
-  async deleteCollection (namespace: string, list: ListOptions, opts: DeleteOptions, caller: Caller): Promise<number> {
-    const page = await this.list(namespace, { ...list, limit: undefined, continue: undefined })
-    let count = 0
-    for (const item of page.items) {
-      const obj = JSON.parse(item.json) as AnyObject
-      try {
-        await this.delete(obj.metadata.namespace ?? '', obj.metadata.name, { ...opts, preconditions: undefined }, caller)
-        count++
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 404) continue
-        throw err
-      }
-    }
-    return count
-  }
 }
 
 /** Appends `more` (when there is any) to `into` without a spread's temporary arrays. */
 function append<T> (into: T[], more: readonly T[] | undefined): void {
   if (more !== undefined) for (const x of more) into.push(x)
-}
-
-function withFinalizers (obj: AnyObject, finalizers: string[]): AnyObject {
-  const { finalizers: _f, ...meta } = obj.metadata
-  return { ...obj, metadata: finalizers.length === 0 ? meta : { ...meta, finalizers } }
-}
-
-/** Whether a client's resourceVersion names a revision after `revision`. */
-function newerThan (resourceVersion: unknown, revision: number): boolean {
-  if (typeof resourceVersion !== 'string' || !/^[0-9]{1,15}$/.test(resourceVersion)) return false
-  return Number(resourceVersion) > revision
 }
