@@ -102,7 +102,7 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
     await embedded?.stop()
     process.exit(1)
   }
-  app.log.info({ marks: takeStartUpTimeline() }, 'start-up timeline')
+  app.log.debug({ marks: takeStartUpTimeline() }, 'start-up timeline')
   const address = app.server.address()
   const port = typeof address === 'object' && address !== null ? address.port : flags.securePort
   // The address written for clients: never a wildcard bind, which names no host to dial.
