@@ -7,6 +7,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../storage/e
 import { parseFlags } from './flags.js'
 import { appOptions, verbose } from './app-options.js'
 import { fail } from './fail.js'
+import { stopOnSignal } from './stop-on-signal.js'
 import { startIdleCollect } from './idle-collect.js'
 import { loadPolicy, type Policy } from '../plugins/audit/policy.js'
 import { markStartUp, takeStartUpTimeline } from '../resources/start-up-timeline.js'
@@ -15,7 +16,10 @@ import { markStartUp, takeStartUpTimeline } from '../resources/start-up-timeline
 export interface EarlyDatabase {
   dataDir: string
   started: Promise<EmbeddedPostgresHandle>
+  /** Ends the entry's own stop on a signal (this module takes over). */
+  release (): void
 }
+
 
 /** Stops a database started early that this start will not use (a refused command line). */
 async function stopEarly (early: EarlyDatabase | undefined): Promise<void> {
@@ -76,6 +80,8 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
     markStartUp('postgres-ready')
     databaseUrl = embedded.url
   }
+  early?.release()
+  const starting = embedded === undefined ? undefined : stopOnSignal(Promise.resolve(embedded))
   let pki: Awaited<typeof loadingPki>['pki']
   let writeKubeconfig: Awaited<typeof loadingPki>['writeKubeconfig']
   let buildApp: Awaited<typeof loadingApp>['buildApp']
@@ -120,6 +126,7 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
     onCollect: (before, after, ms) => app.log.debug({ before, after, ms: Math.round(ms) }, 'collected garbage while idle')
   })
 
+  starting?.release()
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return

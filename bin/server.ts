@@ -8,6 +8,7 @@ import { clusterExists, startEmbeddedPostgres } from '../storage/embedded.js'
 import { fail } from './fail.js'
 import { readStorageFlags } from './flags/storage.js'
 import type { EarlyDatabase } from './serve.js'
+import { stopOnSignal } from './stop-on-signal.js'
 import { markStartUp } from '../resources/start-up-timeline.js'
 
 /**
@@ -45,7 +46,8 @@ async function startDatabaseEarly (args: string[]): Promise<EarlyDatabase | unde
   // Loading the rest compiles and runs it in one synchronous stretch: PostgreSQL's process is
   // under way first.
   await Promise.race([spawning, started.then(() => {}, () => {})])
-  return { dataDir: resolve(storage.dataDir), started }
+  const stopping = stopOnSignal(started)
+  return { dataDir: resolve(storage.dataDir), started, release: () => { stopping.release() } }
 }
 
 async function main (): Promise<void> {
