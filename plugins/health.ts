@@ -1,6 +1,7 @@
 // /healthz, /livez, /readyz and their single checks, with verbose and repeatable exclude.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { markStartUp } from '../resources/start-up-timeline.js'
 
 /** Resolves when healthy; throws (message logged, withheld from clients) when not. */
 export type HealthCheck = () => Promise<void> | void
@@ -14,10 +15,16 @@ export interface Health {
    * finished, except on /livez within the livez grace period from the server's start.
    */
   addPostStartHook (name: string, run: () => Promise<void>): void
-  /** Starts the post-start hooks, one at a time in the order added; called once. */
+  /** Starts the post-start hooks, all at once; called once. */
   runPostStartHooks (): void
   /** Resolves once every post-start hook has finished; rejects with the first failure. */
   postStartHooksFinished (): Promise<void>
+  /**
+   * Resolves once every post-start hook has finished (never, if one fails), whether or not they
+   * have been started yet: for work that must not slow the start down, as the reference's
+   * controller manager starts only once the API server is ready.
+   */
+  afterStart (): Promise<void>
   /** From now on /readyz answers not ready (graceful shutdown). */
   beginShutdown (): void
 }
@@ -36,13 +43,15 @@ export default fp(async function health (fastify: FastifyInstance, opts: HealthO
   const gracePeriodMs = opts.livezGracePeriodMs ?? 0
   const checks: Record<Endpoint, Array<[string, HealthCheck]>> = { healthz: [], livez: [], readyz: [] }
   let shuttingDown = false
-  const hooks: Array<{ run: () => Promise<void>, settle (state: 'done' | Error): void }> = []
+  const hooks: Array<{ name: string, run: () => Promise<void>, settle (state: 'done' | Error): void }> = []
   let finished: Promise<void> | undefined
+  let started!: () => void
+  const afterStart = new Promise<void>((resolve) => { started = resolve })
   const registry: Health = {
     add (name, check, endpoints) { for (const e of endpoints) checks[e].push([name, check]) },
     addPostStartHook (name, run) {
       let state: 'pending' | 'done' | Error = 'pending'
-      hooks.push({ run, settle (s) { state = s } })
+      hooks.push({ name, run, settle (s) { state = s } })
       const check: HealthCheck = () => {
         if (state === 'done') return
         throw state === 'pending' ? new Error('not finished') : state
@@ -53,20 +62,25 @@ export default fp(async function health (fastify: FastifyInstance, opts: HealthO
       checks.livez.push([`poststarthook/${name}`, livez])
     },
     runPostStartHooks () {
-      finished ??= (async () => {
-        for (const { run, settle } of hooks) {
-          try {
-            await run()
-            settle('done')
-          } catch (err) {
-            settle(err as Error)
-            throw err
-          }
+      // All at once, as the reference runs each in a goroutine of its own: the default roles'
+      // and the flow schemas' bootstraps wait on different things, and readiness on both.
+      // Settled once every hook is, so a close (preClose) never overtakes one still running.
+      finished ??= Promise.allSettled(hooks.map(async ({ name, run, settle }) => {
+        try {
+          await run()
+          markStartUp(`post-start hook ${name} done`)
+          settle('done')
+        } catch (err) {
+          settle(err as Error)
+          throw err
         }
-      })()
-      finished.catch(() => {}) // the failure is the caller's, through postStartHooksFinished
+      })).then((results) => {
+        for (const r of results) if (r.status === 'rejected') throw r.reason
+      })
+      finished.then(started, () => {}) // the failure is the caller's, through postStartHooksFinished
     },
     postStartHooksFinished () { return finished ?? Promise.reject(new Error('post-start hooks not started')) },
+    afterStart: () => afterStart,
     beginShutdown () { shuttingDown = true }
   }
   fastify.decorate('health', registry)

@@ -48,6 +48,7 @@ import { createHttpServer } from './http-server.js'
 import readiness from './readiness.js'
 import { registerFamily } from './family.js'
 import { DEFAULT_SECURE_PORT, type AppOptions } from './options.js'
+import { markStartUp } from '../resources/start-up-timeline.js'
 
 export type { AppOptions } from './options.js'
 
@@ -112,7 +113,9 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
     pools: servicePools(opts.services)
   })
   if (opts.shutdown !== undefined) await app.register(shutdown, opts.shutdown)
+  markStartUp('registering-kinds')
   for (const r of RESOURCES) await app.register(resourcePlugin(r))
+  markStartUp('kinds-registered')
   // Start-up time: every kind's cache exists now, so they fill (the one long wait of a start on
   // a big database) while the remaining plugins register and the server binds; onReady awaits
   // the same fill, so readiness still waits for it. A kind registered later fills on its own.
@@ -150,5 +153,5 @@ async function registerAfterKinds (app: FastifyInstance, opts: AppOptions): Prom
   // After the controllers: its first attempt (onReady) comes once the system namespaces exist.
   await app.register(leaderElection, opts.leaderElection ?? {})
   // Last: the post-start hooks begin once everything else is ready, and the server serves meanwhile.
-  app.addHook('onReady', async () => { app.health.runPostStartHooks() })
+  app.addHook('onReady', async () => { markStartUp('hooks-begin'); app.health.runPostStartHooks() })
 }

@@ -7,7 +7,6 @@ import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } 
 import { createServer } from 'node:net'
 import { platform, tmpdir, userInfo } from 'node:os'
 import { join, resolve } from 'node:path'
-import pg from 'pg'
 import { exists, locateBinaries, runUser, type RunAs, type ServerBinaries } from './embedded-binaries.js'
 import { EmbeddedPostgresError, explainFailure, USE_EXISTING } from './embedded-errors.js'
 
@@ -18,6 +17,11 @@ export interface EmbeddedPostgresOptions {
   onLog?: (message: string) => void
   /** Extra server settings (`-c name=value`), e.g. `{ fsync: 'off' }` for a throwaway test cluster. */
   settings?: Record<string, string>
+  /**
+   * Called once the server's process is started: its start-up (recovery, ready to accept
+   * connections) then runs beside whatever the caller does next.
+   */
+  onSpawn?: () => void
 }
 
 export interface EmbeddedPostgresHandle {
@@ -73,7 +77,7 @@ export async function startEmbeddedPostgres (dataDir: string, opts: EmbeddedPost
   for (let attempt = 1; ; attempt++) {
     const port = await freePort()
     tail.length = 0
-    const server = await runServer(binaries, clusterDir, port, settings, runAs, log)
+    const server = await runServer(binaries, clusterDir, port, settings, runAs, log, opts.onSpawn)
     if (server === undefined) {
       // Another process may have taken the port between our probe and the server's bind.
       if (tail.some(l => l.includes('could not bind') || l.includes('Address already in use'))) {
@@ -93,6 +97,11 @@ export async function startEmbeddedPostgres (dataDir: string, opts: EmbeddedPost
     }
     return { url: `${base}/${DATABASE}`, stop: server.stop }
   }
+}
+
+/** Whether `<dataDir>/postgres` holds an initialised cluster (a start then reuses it). */
+export function clusterExists (dataDir: string): Promise<boolean> {
+  return exists(join(resolve(dataDir), 'postgres', 'PG_VERSION'))
 }
 
 /** The cluster directory, owned by the user the server runs as; a foreign one is refused. */
@@ -174,7 +183,7 @@ async function initdb (binaries: ServerBinaries, clusterDir: string, password: s
 
 /** Starts the server; undefined when it exits before it is ready (the log says why). */
 async function runServer (binaries: ServerBinaries, clusterDir: string, port: number, settings: Record<string, string>,
-  runAs: RunAs | undefined, log: (text: string) => void): Promise<{ stop: () => Promise<void> } | undefined> {
+  runAs: RunAs | undefined, log: (text: string) => void, onSpawn?: () => void): Promise<{ stop: () => Promise<void> } | undefined> {
   const child = childOptions(clusterDir, runAs)
   const args = ['-D', child.dataPath, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
   let proc: ChildProcess
@@ -183,6 +192,7 @@ async function runServer (binaries: ServerBinaries, clusterDir: string, port: nu
   } finally {
     child.release()
   }
+  onSpawn?.()
   const exited = new Promise<void>(resolve => proc.once('close', () => resolve()))
   // If this process dies first, the server is told to shut down rather than left behind.
   const onExit = (): void => { proc.kill('SIGINT') }
@@ -270,6 +280,9 @@ function freePort (): Promise<number> {
 }
 
 async function ensureDatabase (adminUrl: string): Promise<void> {
+  // Loaded here, not with this module: the server's start-up entry starts PostgreSQL before
+  // it loads anything it need not (bin/server.ts).
+  const { default: pg } = await import('pg')
   const client = new pg.Client({ connectionString: adminUrl })
   await client.connect()
   try {

@@ -5,6 +5,7 @@ import { startCompactor } from './compactor.js'
 import type { Storage } from './interface.js'
 import { createPostgresStorage, type StorageObserver } from './postgres.js'
 import { createWatchCaches, type WatchCaches } from './watch-cache.js'
+import { markStartUp } from '../resources/start-up-timeline.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -28,6 +29,7 @@ const DEFAULT_COMPACTION_INTERVAL_MS = 5 * 60_000
 
 export default fp<StoragePluginOptions>(async function storagePlugin (fastify: FastifyInstance, opts: StoragePluginOptions) {
   const logger = fastify.log.child({ component: 'storage' })
+  markStartUp('storage-connecting')
   const storage = await createPostgresStorage({ url: opts.databaseUrl, minRetain: opts.compactionMinRetain, logger, observer: opts.observer })
   const watchCaches = createWatchCaches(storage, { logger })
   fastify.decorate('storage', storage)

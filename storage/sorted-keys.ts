@@ -13,20 +13,37 @@ export class SortedKeys {
   private chunks: string[][] = []
   private firsts: string[] = []
   private count = 0
+  /** The keys a reset gave, not sorted yet: sorted by the first use that needs the order. */
+  private unsorted?: string[]
 
+  /**
+   * Takes `keys` (in any order) as the whole set. They are sorted at first use, not here: a
+   * watch cache's fill resets its keys, and at 100,000 keys the sort (a quarter of a second of
+   * CPU on a busy machine) would otherwise hold the server's readiness back.
+   */
   reset (keys: string[]): void {
+    this.unsorted = keys
+    this.chunks = []
+    this.firsts = []
+    this.count = keys.length
+  }
+
+  /** Sorts and chunks what the last reset gave, once. */
+  private settle (): void {
+    const keys = this.unsorted
+    if (keys === undefined) return
+    this.unsorted = undefined
     // The database orders bytes, JS orders UTF-16 code units; the searches use the latter.
     keys.sort()
-    this.chunks = []
     for (let i = 0; i < keys.length; i += CHUNK_MAX / 2) this.chunks.push(keys.slice(i, i + CHUNK_MAX / 2))
     this.firsts = this.chunks.map(c => c[0]!)
-    this.count = keys.length
   }
 
   get size (): number { return this.count }
 
   /** Adds a key not present. */
   add (key: string): void {
+    this.settle()
     if (this.chunks.length === 0) {
       this.chunks.push([key])
       this.firsts.push(key)
@@ -51,6 +68,7 @@ export class SortedKeys {
 
   /** Removes a key if present. */
   remove (key: string): void {
+    this.settle()
     const c = this.chunkOf(key)
     if (c < 0) return
     const chunk = this.chunks[c]!
@@ -74,6 +92,7 @@ export class SortedKeys {
 
   /** The keys starting with `prefix`, in order. */
   range (prefix: string): string[] {
+    this.settle()
     const out: string[] = []
     for (const key of this.from(prefix)) {
       if (!key.startsWith(prefix)) break
@@ -84,6 +103,7 @@ export class SortedKeys {
 
   /** The keys at or after `start`, in order (the caller stops when it leaves its range). */
   * from (start: string): Generator<string> {
+    this.settle()
     let c = Math.max(0, this.chunkOf(start))
     if (c >= this.chunks.length) return
     let i = lowerBound(this.chunks[c]!, start)
@@ -95,6 +115,7 @@ export class SortedKeys {
 
   /** Calls `visit` with the keys at or after `start`, in order, until it returns false. */
   scan (start: string, visit: (key: string) => boolean): void {
+    this.settle()
     let c = Math.max(0, this.chunkOf(start))
     if (c >= this.chunks.length) return
     let i = lowerBound(this.chunks[c]!, start)
@@ -106,6 +127,7 @@ export class SortedKeys {
 
   /** How many keys sort before `key` (the key itself not counted). */
   rank (key: string): number {
+    this.settle()
     const c = this.chunkOf(key)
     if (c < 0) return 0
     let n = 0

@@ -9,6 +9,7 @@ import { Entry, Event } from './cache-entries.js'
 import { countUnder, PastState, readPage } from './cache-pages.js'
 import { LabelIndex } from './label-index.js'
 import { SortedKeys } from './sorted-keys.js'
+import { markStartUp } from '../resources/start-up-timeline.js'
 
 export type ExtractAttrs = (obj: any) => ObjectAttrs
 
@@ -89,7 +90,9 @@ export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = 
       unsubscribe = undefined
       void resync(err)
     })
-    await Promise.all([...caches.values()].map(c => c.fill()))
+    markStartUp('fill-begin')
+    await Promise.all([...caches.values()].map(c => c.fill().then(() => { if (c.size > 1000) markStartUp(`filled ${c.prefix} ${c.size}`) })))
+    markStartUp('fill-done')
   }
 
   /** The log lost events this process had not read: every watcher starts over, the caches refill. */

@@ -2,7 +2,6 @@
 // with which message), and how --help names the type and prints a default, as pflag does.
 import { isIP } from 'node:net'
 import { featureGates, parseFeatureGateFlag } from '../../resources/feature-gates.js'
-import { servicePools } from '../../resources/services.js'
 
 export interface Kind<T> {
   /** The value's type as --help prints it (pflag's names); '' for a bool, which takes no value. */
@@ -42,9 +41,9 @@ export function formatDuration (ms: number): string {
   return `${s}s`
 }
 
-const commaList = (text: string): string[] => text.split(',').map(s => s.trim()).filter(s => s !== '')
+export const commaList = (text: string): string[] => text.split(',').map(s => s.trim()).filter(s => s !== '')
 const showText = (v: string | undefined): string | undefined => v === undefined || v === '' ? undefined : `"${v}"`
-const showList = (v: readonly string[] | undefined): string | undefined => v === undefined || v.length === 0 ? undefined : `[${v.join(',')}]`
+export const showList = (v: readonly string[] | undefined): string | undefined => v === undefined || v.length === 0 ? undefined : `[${v.join(',')}]`
 const showNumber = (v: number | undefined): string | undefined => v === undefined || v === 0 ? undefined : String(v)
 
 export const text: Kind<string> = { type: 'string', parse: (_name, t) => t, show: showText }
@@ -156,25 +155,4 @@ export const gates: Kind<Record<string, boolean>> = {
     }
   },
   show: () => undefined
-}
-
-/** One CIDR, or two of different families (dual stack), checked as the Service allocator reads them. */
-export const serviceCIDRs: Kind<string[]> = {
-  type: 'string',
-  parse (_name, t) {
-    const ranges = commaList(t)
-    servicePools({ clusterIPRanges: ranges })
-    return ranges
-  },
-  show: showList
-}
-
-/** `N1-N2`, checked as the node port allocator reads it. */
-export const portRange: Kind<string> = {
-  type: 'portRange',
-  parse (_name, t) {
-    servicePools({ nodePortRange: t })
-    return t
-  },
-  show: (v) => v
 }

@@ -1,7 +1,9 @@
 // Serving, storage and process flags: where the server listens, what it serves with, where it
 // keeps its data, and how it stops.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../../resources/services.js'
-import { bool, count, duration, ip, maybe, oneOf, port, portRange, reachableIP, serviceCIDRs, text } from './kinds.js'
+import { bool, count, duration, ip, maybe, oneOf, port, reachableIP, text } from './kinds.js'
+import { portRange, serviceCIDRs } from './service-kinds.js'
+import { STORAGE_FLAGS } from './storage.js'
 import { flag } from './spec.js'
 import { ENDPOINT_RECONCILER_TYPES } from '../../controllers/endpoint-reconciler.js'
 import { DEFAULT_SECURE_PORT } from '../../server/options.js'
@@ -51,14 +53,7 @@ export const SERVING_FLAGS = [
     name: 'request-timeout', key: 'requestTimeoutMs', kind: duration, default: DEFAULT_REQUEST_TIMEOUT_MS, section: 'Generic', target: 'flowControl.requestTimeoutMs',
     help: 'An optional field indicating the duration a handler must keep a request open before timing it out. This is the default request timeout for requests but may be overridden by flags such as --min-request-timeout for specific types of requests.'
   }),
-  flag({
-    name: 'data-dir', key: 'dataDir', kind: text, default: './data', section: 'Storage', target: 'process: the embedded PostgreSQL, the certificates and the kubeconfig',
-    help: 'Where the embedded PostgreSQL, the certificates and the kubeconfig live.'
-  }),
-  flag({
-    name: 'storage-url', key: 'storageUrl', kind: maybe(text), default: (env) => env.DATABASE_URL, defaultText: '$DATABASE_URL', section: 'Storage', target: 'databaseUrl',
-    help: 'A PostgreSQL URL to use instead of the embedded database.'
-  }),
+  ...STORAGE_FLAGS,
   flag({
     name: 'compaction-interval', key: 'compactionIntervalMs', kind: duration, default: 5 * 60_000, section: 'Storage', target: 'compactionIntervalMs',
     help: 'The interval of compaction requests. If 0, the compaction request from apiserver is disabled.'
