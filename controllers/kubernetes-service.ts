@@ -117,14 +117,22 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
       timer = setInterval(() => { running = reconcile() }, intervalMs)
       timer.unref()
     })
-    // As shutdown begins, while the store still answers: the other replicas' clients stop being sent here.
-    fastify.addHook('preClose', async () => {
-      if (timer !== undefined) clearInterval(timer)
-      await running
-      await reconciler.remove(address).catch((err: unknown) => {
-        fastify.log.warn({ err: err instanceof Error ? err.message : err }, 'removing this server from the kubernetes Service\'s endpoints failed')
-      })
-    })
+    // As shutdown begins (before the shutdown delay, while this server still answers), as the
+    // reference's pre-shutdown hook does: the other replicas' clients stop being sent here. A
+    // close without a shutdown (an embedding app, a test) does it too.
+    let left: Promise<void> | undefined
+    const leave = async (): Promise<void> => {
+      left ??= (async () => {
+        if (timer !== undefined) clearInterval(timer)
+        await running
+        await reconciler.remove(address).catch((err: unknown) => {
+          fastify.log.warn({ err: err instanceof Error ? err.message : err }, 'removing this server from the kubernetes Service\'s endpoints failed')
+        })
+      })()
+      await left
+    }
+    fastify.health.onShutdown(leave)
+    fastify.addHook('preClose', leave)
   }
 
   /** Per kind, the last failure logged: a reconcile failing the same way every interval says so once. */
@@ -162,4 +170,4 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
       }
     }
   }
-}, { name: 'controller:kubernetes-service', dependencies: ['rest'] })
+}, { name: 'controller:kubernetes-service', dependencies: ['rest', 'health'] })

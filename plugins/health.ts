@@ -25,8 +25,13 @@ export interface Health {
    * controller manager starts only once the API server is ready.
    */
   afterStart (): Promise<void>
-  /** From now on /readyz answers not ready (graceful shutdown). */
+  /** From now on /readyz answers not ready (graceful shutdown), and the shutdown's first steps run. */
   beginShutdown (): void
+  /**
+   * Work to start as shutdown begins, before the shutdown delay (the reference's pre-shutdown
+   * hooks): taking this server out of what sends clients here. A close waits for it.
+   */
+  onShutdown (step: () => Promise<void>): void
 }
 
 declare module 'fastify' {
@@ -81,10 +86,20 @@ export default fp(async function health (fastify: FastifyInstance, opts: HealthO
     },
     postStartHooksFinished () { return finished ?? Promise.reject(new Error('post-start hooks not started')) },
     afterStart: () => afterStart,
-    beginShutdown () { shuttingDown = true }
+    beginShutdown () {
+      if (shuttingDown) return
+      shuttingDown = true
+      shutdownSteps = Promise.allSettled(shutdownStepsToRun.map(async step => { await step() })).then(() => {})
+    },
+    onShutdown (step) { shutdownStepsToRun.push(step) }
   }
+  const shutdownStepsToRun: Array<() => Promise<void>> = []
+  let shutdownSteps: Promise<void> | undefined
   fastify.decorate('health', registry)
-  fastify.addHook('preClose', async () => { await finished?.catch(() => {}) })
+  fastify.addHook('preClose', async () => {
+    await finished?.catch(() => {})
+    await shutdownSteps
+  })
   registry.add('ping', () => {}, ['healthz', 'livez', 'readyz'])
   registry.add('log', () => {}, ['healthz', 'livez', 'readyz'])
   registry.add('shutdown', () => { if (shuttingDown) throw new Error('process is shutting down') }, ['readyz'])

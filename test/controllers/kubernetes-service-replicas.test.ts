@@ -40,6 +40,17 @@ test('two replicas are both named, sorted; one that stops is named no more', asy
   assert.deepEqual(await named(a), { endpoints: ['192.0.2.11'], slice: ['192.0.2.11'] })
 })
 
+test('a replica that begins to shut down is named no more while it still serves', async (t) => {
+  const databaseUrl = await freshDatabase(t)
+  const a = await buildTestApp(t, { databaseUrl, advertiseAddress: '192.0.2.21', ...OPTS })
+  const b = await buildTestApp(t, { databaseUrl, advertiseAddress: '192.0.2.20', ...OPTS })
+  assert.deepEqual((await named(a)).endpoints, ['192.0.2.20', '192.0.2.21'])
+  // What SIGTERM does first; the shutdown delay would follow, the server still answering.
+  b.app.health.beginShutdown()
+  await eventually(async () => { assert.deepEqual((await named(a)).endpoints, ['192.0.2.21']) }, 10_000, 20)
+  assert.deepEqual((await named(b)).endpoints, ['192.0.2.21'], 'the stopping replica still serves')
+})
+
 test('with the none reconciler the kubernetes Service has no endpoints written', async (t) => {
   const app = await buildTestApp(t, { advertiseAddress: '192.0.2.12', endpointReconciler: { type: 'none' } })
   assert.equal((await app.request({ method: 'GET', url: '/api/v1/namespaces/default/services/kubernetes' })).statusCode, 200)
