@@ -25,6 +25,8 @@ const REDIRECT_URI = 'https://client.example/callback'
 
 /** Accounts whose ID tokens expire after one second. */
 export const SHORT_LIVED = 'short-lived'
+/** Long enough for a login and one request on a loaded machine (exp counts whole seconds). */
+const SHORT_LIVED_SECONDS = 4
 
 export async function startOidcProvider (t: { after (fn: () => unknown): void }, accounts: Record<string, Account>): Promise<OidcProvider> {
   const dir = mkdtempSync(join(tmpdir(), 'oidc-'))
@@ -44,7 +46,7 @@ export async function startOidcProvider (t: { after (fn: () => unknown): void },
     jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'test-key', use: 'sig', alg: 'RS256' }] },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], groups: ['groups'], hd: ['hd'] },
     conformIdTokenClaims: false,
-    ttl: { IdToken: (ctx) => ctx.oidc.account?.accountId === SHORT_LIVED ? 1 : 3600 },
+    ttl: { IdToken: (ctx) => ctx.oidc.account?.accountId === SHORT_LIVED ? SHORT_LIVED_SECONDS : 3600 },
     async findAccount (_ctx, id) {
       const a = accounts[id]
       if (a === undefined) return undefined
