@@ -10,6 +10,11 @@ export interface ValueRange {
   /** As the user wrote it (`10.96.0.0/12`, `30000-32767`): errors name it so. */
   readonly text: string
   readonly size: bigint
+  /**
+   * Offsets below this are the static band: allocation without a request takes them only when
+   * the rest is full, so users who pick values there rarely collide with allocated ones.
+   */
+  readonly staticBand: bigint
   valueAt (offset: bigint): string
   /** The offset of a value, or undefined when the value is malformed or outside. */
   offsetOf (value: string): bigint | undefined
@@ -103,6 +108,7 @@ export function ipRange (cidr: Cidr): ValueRange & { family: IPFamily, cidr: Cid
     family: cidr.family,
     cidr,
     size,
+    staticBand: staticBand(total, 16n, 16n, 256n),
     valueAt: (offset) => bigIntToIp(first + offset, cidr.family),
     offsetOf (value) {
       const parsed = ipToBigInt(value)
@@ -111,6 +117,16 @@ export function ipRange (cidr: Cidr): ValueRange & { family: IPFamily, cidr: Cid
       return offset >= 0n && offset < size ? offset : undefined
     }
   }
+}
+
+/**
+ * The reference's `min(max(low, size/step), high)`, 0 for ranges of `low` or fewer (the service
+ * IP and node port allocators' static subranges, on by default since 1.26 and 1.29).
+ */
+function staticBand (size: bigint, low: bigint, step: bigint, high: bigint): bigint {
+  if (size <= low) return 0n
+  const band = size / step
+  return band < low ? low : band > high ? high : band
 }
 
 export interface PortRangeSpec { base: number, size: number }
@@ -129,6 +145,7 @@ export function portRange (spec: PortRangeSpec): ValueRange {
   return {
     text: `${spec.base}-${spec.base + spec.size - 1}`,
     size: BigInt(spec.size),
+    staticBand: staticBand(BigInt(spec.size), 16n, 32n, 128n),
     valueAt: (offset) => String(spec.base + Number(offset)),
     offsetOf (value) {
       if (!/^\d{1,5}$/.test(value)) return undefined

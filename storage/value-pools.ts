@@ -34,6 +34,16 @@ function randomOffset (size: bigint): bigint {
   return BigInt(`0x${randomBytes(bytes).toString('hex')}`) % size
 }
 
+/** Offsets of each [from, to) in turn, each in a random rotation; lazily, as an IPv6 range is vast. */
+function * rotated (...spans: Array<[bigint, bigint]>): Generator<bigint> {
+  for (const [from, to] of spans) {
+    const span = to - from
+    if (span <= 0n) continue
+    const start = randomOffset(span)
+    for (let i = 0n; i < span; i++) yield from + (start + i) % span
+  }
+}
+
 export class StoragePool implements ValuePool {
   readonly range: string
   private readonly prefix: string
@@ -73,16 +83,18 @@ export class StoragePool implements ValuePool {
   async claimAny (owner: string, dryRun: boolean): Promise<string> {
     const size = this.values.size
     if (size === 0n) throw new PoolError('full', 'range is full')
+    // The dynamic band first, as the reference: the static band stays for requested values.
+    const band = this.values.staticBand
+    const dynamic = band < size ? band : 0n
     for (let probe = 0; probe < RANDOM_PROBES; probe++) {
-      const value = this.values.valueAt(randomOffset(size))
+      const value = this.values.valueAt(dynamic + randomOffset(size - dynamic))
       if (await this.tryClaim(value, owner, dryRun)) return value
     }
-    // Crowded: walk the range from a random point, past what is recorded as taken.
+    // Crowded: walk each band from a random point, past what is recorded as taken.
     const taken = new Set((await this.claims()).map(c => c.value))
     if (BigInt(taken.size) >= size) throw new PoolError('full', 'range is full')
-    const start = randomOffset(size)
-    for (let i = 0n; i < size; i++) {
-      const value = this.values.valueAt((start + i) % size)
+    for (const offset of rotated([dynamic, size], [0n, dynamic])) {
+      const value = this.values.valueAt(offset)
       if (taken.has(value)) continue
       if (await this.tryClaim(value, owner, dryRun)) return value
     }

@@ -203,7 +203,7 @@ plugins:
 describe('quota evaluators', () => {
   it('charges services by type: node ports and load balancers', () => {
     const e = evaluatorFor('services', '')
-    const ports = [{ port: 80 }, { port: 443, nodePort: 30443 }]
+    const ports = [{ port: 80 }, { port: 443, nodePort: 30043 }]
     assert.deepEqual(e.usage({ spec: { type: 'ClusterIP', ports } }), { 'count/services': '1', services: '1', 'services.nodeports': '0', 'services.loadbalancers': '0' })
     assert.deepEqual(e.usage({ spec: { type: 'NodePort', ports } }), { 'count/services': '1', services: '1', 'services.nodeports': '2', 'services.loadbalancers': '0' })
     assert.deepEqual(e.usage({ spec: { type: 'LoadBalancer', ports, allocateLoadBalancerNodePorts: false } }), { 'count/services': '1', services: '1', 'services.nodeports': '1', 'services.loadbalancers': '1' })

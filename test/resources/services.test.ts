@@ -171,33 +171,33 @@ describe('services', () => {
   })
 
   it('honours a requested node port and refuses it to a second service', async () => {
-    const first = await app().request({ method: 'POST', url, payload: { metadata: { name: 'np-a' }, spec: { type: 'NodePort', ports: [port({ nodePort: 31000 })] } } })
+    const first = await app().request({ method: 'POST', url, payload: { metadata: { name: 'np-a' }, spec: { type: 'NodePort', ports: [port({ nodePort: 30010 })] } } })
     assert.equal(first.statusCode, 201, first.body)
-    assert.equal(first.json().spec.ports[0].nodePort, 31000)
-    const second = await app().request({ method: 'POST', url, payload: { metadata: { name: 'np-b' }, spec: { type: 'NodePort', ports: [port({ nodePort: 31000 })] } } })
+    assert.equal(first.json().spec.ports[0].nodePort, 30010)
+    const second = await app().request({ method: 'POST', url, payload: { metadata: { name: 'np-b' }, spec: { type: 'NodePort', ports: [port({ nodePort: 30010 })] } } })
     assertInvalid(second, 'spec.ports[0].nodePort', 'FieldValueInvalid', 'provided port is already allocated')
   })
 
   it('frees the addresses of a deleted service, and of a rejected one', async () => {
-    const spec = { type: 'NodePort', clusterIP: '10.96.200.1', ports: [port({ nodePort: 31001 })] }
+    const spec = { type: 'NodePort', clusterIP: '10.96.200.1', ports: [port({ nodePort: 30011 })] }
     assert.equal((await app().request({ method: 'POST', url, payload: { metadata: { name: 'gone' }, spec } })).statusCode, 201)
     assert.equal((await app().request({ method: 'DELETE', url: `${url}/gone` })).statusCode, 200)
     assert.equal((await app().request({ method: 'POST', url, payload: { metadata: { name: 'again' }, spec } })).statusCode, 201)
     // Allocated, then refused by validation: nothing stays claimed.
-    const bad = { type: 'NodePort', clusterIP: '10.96.200.2', ports: [port({ nodePort: 31002, protocol: 'ICMP' })] }
+    const bad = { type: 'NodePort', clusterIP: '10.96.200.2', ports: [port({ nodePort: 30012, protocol: 'ICMP' })] }
     assertInvalid(await app().request({ method: 'POST', url, payload: { metadata: { name: 'bad' }, spec: bad } }), 'spec.ports[0].protocol')
-    const ok = { type: 'NodePort', clusterIP: '10.96.200.2', ports: [port({ nodePort: 31002 })] }
+    const ok = { type: 'NodePort', clusterIP: '10.96.200.2', ports: [port({ nodePort: 30012 })] }
     assert.equal((await app().request({ method: 'POST', url, payload: { metadata: { name: 'good' }, spec: ok } })).statusCode, 201)
   })
 
   it('allocates nothing under dry run, yet checks a requested address', async () => {
-    const dry = await app().request({ method: 'POST', url: `${url}?dryRun=All`, payload: { metadata: { name: 'dry' }, spec: { clusterIP: '10.96.150.1', type: 'NodePort', ports: [port({ nodePort: 31500 })] } } })
+    const dry = await app().request({ method: 'POST', url: `${url}?dryRun=All`, payload: { metadata: { name: 'dry' }, spec: { clusterIP: '10.96.150.1', type: 'NodePort', ports: [port({ nodePort: 30050 })] } } })
     assert.equal(dry.statusCode, 201, dry.body)
     assert.equal(dry.json().spec.clusterIP, '10.96.150.1')
     const auto = await app().request({ method: 'POST', url: `${url}?dryRun=All`, payload: { metadata: { name: 'dry-auto' }, spec: { ports: [port()] } } })
     assert.equal(auto.statusCode, 201, auto.body)
     assert.ok(auto.json().spec.clusterIP !== undefined)
-    const real = await app().request({ method: 'POST', url, payload: { metadata: { name: 'real' }, spec: { clusterIP: '10.96.150.1', type: 'NodePort', ports: [port({ nodePort: 31500 })] } } })
+    const real = await app().request({ method: 'POST', url, payload: { metadata: { name: 'real' }, spec: { clusterIP: '10.96.150.1', type: 'NodePort', ports: [port({ nodePort: 30050 })] } } })
     assert.equal(real.statusCode, 201, real.body)
     const taken = await app().request({ method: 'POST', url: `${url}?dryRun=All`, payload: { metadata: { name: 'dry-2' }, spec: { clusterIP: '10.96.150.1', ports: [port()] } } })
     assertInvalid(taken, 'spec.clusterIPs', undefined, 'provided IP is already allocated')
@@ -215,12 +215,12 @@ describe('services', () => {
   })
 
   it('releases node ports when NodePort becomes ClusterIP, and the cluster IP when it becomes ExternalName', async () => {
-    const created = (await app().request({ method: 'POST', url, payload: { metadata: { name: 'shifty' }, spec: { type: 'NodePort', ports: [port({ nodePort: 31600 })] } } })).json()
+    const created = (await app().request({ method: 'POST', url, payload: { metadata: { name: 'shifty' }, spec: { type: 'NodePort', ports: [port({ nodePort: 30060 })] } } })).json()
     const toClusterIP = await app().request({ method: 'PATCH', url: `${url}/shifty`, headers: mergePatch, payload: { spec: { type: 'ClusterIP' } } })
     assert.equal(toClusterIP.statusCode, 200, toClusterIP.body)
     assert.equal(toClusterIP.json().spec.ports[0].nodePort, undefined)
     assert.equal(toClusterIP.json().spec.externalTrafficPolicy, undefined)
-    assert.equal((await app().request({ method: 'POST', url, payload: { metadata: { name: 'port-taker' }, spec: { type: 'NodePort', ports: [port({ nodePort: 31600 })] } } })).statusCode, 201)
+    assert.equal((await app().request({ method: 'POST', url, payload: { metadata: { name: 'port-taker' }, spec: { type: 'NodePort', ports: [port({ nodePort: 30060 })] } } })).statusCode, 201)
 
     const toExternal = await app().request({ method: 'PATCH', url: `${url}/shifty`, headers: mergePatch, payload: { spec: { type: 'ExternalName', externalName: 'x.example.com' } } })
     assert.equal(toExternal.statusCode, 200, toExternal.body)
@@ -234,8 +234,8 @@ describe('services', () => {
   })
 
   it('shows kubectl columns: type, cluster IP, external IP, ports', async () => {
-    await app().request({ method: 'POST', url, payload: { metadata: { name: 'shown' }, spec: { type: 'NodePort', selector: { app: 'web' }, ports: [port({ nodePort: 31700 })] } } })
-    await app().request({ method: 'POST', url, payload: { metadata: { name: 'shown-lb' }, spec: { type: 'LoadBalancer', ports: [port({ nodePort: 31701 })] } } })
+    await app().request({ method: 'POST', url, payload: { metadata: { name: 'shown' }, spec: { type: 'NodePort', selector: { app: 'web' }, ports: [port({ nodePort: 30070 })] } } })
+    await app().request({ method: 'POST', url, payload: { metadata: { name: 'shown-lb' }, spec: { type: 'LoadBalancer', ports: [port({ nodePort: 30071 })] } } })
     const table = (await app().request({ method: 'GET', url, headers: TABLE })).json()
     assert.deepEqual(table.columnDefinitions.map((c: Obj) => c.name), ['Name', 'Type', 'Cluster-IP', 'External-IP', 'Port(s)', 'Age', 'Selector'])
     const row = (name: string) => table.rows.find((r: Obj) => r.cells[0] === name).cells
@@ -243,7 +243,7 @@ describe('services', () => {
     assert.equal(shown[1], 'NodePort')
     assert.match(shown[2], /^10\./)
     assert.equal(shown[3], '<none>')
-    assert.equal(shown[4], '80:31700/TCP')
+    assert.equal(shown[4], '80:30070/TCP')
     assert.equal(shown[6], 'app=web')
     assert.equal(row('shown-lb')[3], '<pending>')
   })

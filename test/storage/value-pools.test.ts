@@ -66,6 +66,25 @@ it('claims values in range, honours requested ones, refuses taken and outside on
   assert.deepEqual((await pool.claims()).map(c => c.value).sort(), [any, '10.96.0.10', '10.96.0.9'].sort())
 })
 
+it('allocates from the dynamic band first, as the reference, leaving the static band to requests', async (t) => {
+  // min(max(16, size/step), high): ports step 32 up to 128, addresses step 16 up to 256.
+  assert.equal(portRange({ base: 30000, size: 2768 }).staticBand, 86n)
+  assert.equal(portRange({ base: 30000, size: 16 }).staticBand, 0n)
+  assert.equal(portRange({ base: 30000, size: 100 }).staticBand, 16n)
+  assert.equal(portRange({ base: 1, size: 65535 }).staticBand, 128n)
+  assert.equal(cidrPool('10.96.0.0/12').staticBand, 256n)
+  assert.equal(cidrPool('10.96.0.0/24').staticBand, 16n)
+  assert.equal(cidrPool('10.96.0.0/28').staticBand, 0n)
+  const db = await testDatabase(t)
+  const pool = new StoragePool('test/bands', portRange({ base: 30000, size: 20 }), await db.open())
+  // 16 of the 20 are the static band; the four above it go first, then the static band.
+  const first = new Set<string>()
+  for (let i = 0; i < 4; i++) first.add(await pool.claimAny(`o${i}`, false))
+  assert.deepEqual([...first].sort(), ['30016', '30017', '30018', '30019'])
+  const next = Number(await pool.claimAny('o4', false))
+  assert.ok(next >= 30000 && next < 30016, String(next))
+})
+
 it('says range is full once every value is claimed', async (t) => {
   const db = await testDatabase(t)
   const pool = new StoragePool('test/small', cidrPool('10.0.0.0/29'), await db.open())
