@@ -104,7 +104,29 @@ if (profile) {
 const g1 = { ...gcs }
 const unpaged = await timed('/api/v1/configmaps', walks)
 const unpagedGc = gcSince(g1)
-const selector = await timed(`/api/v1/configmaps?labelSelector=${encodeURIComponent('bench-shard=7')}`, 20)
+/** `n` timed requests of `url`, under a CPU profile written as `<name>` when --profile is given. */
+async function profiled (name: string, url: string, n: number): Promise<{ ms: number, cpu: number }> {
+  if (profile) await session.post('Profiler.start')
+  const got = await timed(url, n)
+  if (profile) {
+    const { profile: p } = await session.post('Profiler.stop')
+    const file = `bench/results/list-cost-${name}-${Date.now()}.cpuprofile`
+    writeFileSync(file, JSON.stringify(p))
+    process.stdout.write(`profile of the ${name} lists: ${file}\n`)
+  }
+  return got
+}
+const selector = await profiled('selector', `/api/v1/configmaps?labelSelector=${encodeURIComponent('bench-shard=7')}`, 200)
+// A namespace's list beside JSON.stringify of its parsed items (the paged workload's ceiling).
+const namespacePath = `/api/v1/namespaces/${nsOf(7 * PER_NAMESPACE)}/configmaps`
+const namespaceDoc = JSON.parse(await get(namespacePath)) as { items: unknown[] }
+const namespace = await profiled('namespace', namespacePath, 200)
+const stringifyMs: number[] = []
+for (let i = 0; i < 200; i++) {
+  const t0 = performance.now()
+  JSON.stringify(namespaceDoc)
+  stringifyMs.push(performance.now() - t0)
+}
 const walkMs = median(w.map(x => x.ms))
 const walkCpu = median(w.map(x => x.cpu))
 const pageMs = median(w.flatMap(x => x.pages))
@@ -114,5 +136,6 @@ process.stdout.write(`unpaged: ${unpaged.ms.toFixed(0)} ms, CPU ${unpaged.cpu.to
 process.stdout.write(`${walks} walks: ${walkGc}; ${walks} unpaged lists: ${unpagedGc}\n`)
 process.stdout.write(`per page beyond its share of the unpaged list: ${((walkMs - unpaged.ms) / pagesPerWalk).toFixed(2)} ms\n`)
 process.stdout.write(`1% selector: ${selector.ms.toFixed(2)} ms, CPU ${selector.cpu.toFixed(2)} ms\n`)
+process.stdout.write(`namespace list (${namespaceDoc.items.length} items): ${namespace.ms.toFixed(2)} ms, CPU ${namespace.cpu.toFixed(2)} ms; stringify ${median(stringifyMs).toFixed(2)} ms\n`)
 await app.close()
 await db.drop()

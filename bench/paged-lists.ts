@@ -38,6 +38,8 @@ export interface PagedResult {
   namespaceItems: number
   selector: LatencySummary
   selectorItems: number
+  /** The server's CPU per namespace list and per selector list, in ms (every answer's, warm-ups too). */
+  serverCpuPerList: { namespace: number, selector: number }
   stringify: { all: LatencySummary, namespace: LatencySummary, selector: LatencySummary }
 }
 
@@ -163,9 +165,14 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
     if (all!.items.length !== objects) throw new Error(`the unpaged list has ${all!.items.length} items, the walk ${objects}`)
     const allStringify = stringify(all, job.unpagedIterations, 1)
     all = undefined
-    const ns = await repeat(job.namespacePath, job.iterations, job.warmup)
+    const serverCpuPer = async (path: string): Promise<{ ms: number[], last: string, cpu: number }> => {
+      const c0 = costsNow(job.serverPid)
+      const got = await repeat(path, job.iterations, job.warmup)
+      return { ...got, cpu: costsSince(c0, job.serverPid).serverCpu / (job.iterations + job.warmup) }
+    }
+    const ns = await serverCpuPer(job.namespacePath)
     const nsDoc = JSON.parse(ns.last) as ListDoc
-    const sel = await repeat(`${job.allPath}?labelSelector=${encodeURIComponent(job.selector)}`, job.iterations, job.warmup)
+    const sel = await serverCpuPer(`${job.allPath}?labelSelector=${encodeURIComponent(job.selector)}`)
     const selDoc = JSON.parse(sel.last) as ListDoc
     return {
       objects,
@@ -179,6 +186,7 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
       namespaceItems: nsDoc.items.length,
       selector: latencySummary(sel.ms),
       selectorItems: selDoc.items.length,
+      serverCpuPerList: { namespace: ns.cpu, selector: sel.cpu },
       stringify: {
         all: latencySummary(allStringify),
         namespace: latencySummary(stringify(nsDoc, job.iterations, job.warmup)),

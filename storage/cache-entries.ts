@@ -15,6 +15,11 @@ export class Entry implements CachedObject {
   get attrs (): ObjectAttrs {
     return (this.parsed ??= this.parse(this.json))
   }
+
+  /** The attributes, parsed again if they were not kept: for a reader that keeps what it needs itself. */
+  attrsNotKept (): ObjectAttrs {
+    return this.parsed ?? this.parse(this.json)
+  }
 }
 
 /** A window event: the object it wrote (or its last state, for DELETED) and the one it replaced. */

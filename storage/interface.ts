@@ -219,6 +219,13 @@ export interface WatchCache {
    */
   page (q: PageQuery): CachePage | undefined
   /**
+   * Builds the index of labels that pages with `labels` terms read from (once, a slice at a
+   * time; until it is built such pages scan); resolves when it is built.
+   */
+  indexLabels (): Promise<void>
+  /** Sorts the keys a fill gave, a slice at a time (else the first page or write sorts them at once). */
+  settleKeys (): Promise<void>
+  /**
    * Streams events with revision > afterRevision for keys under `prefix`, in revision order,
    * without gap or duplicate: from the window when it reaches back far enough, else replayed
    * from Storage.readLog first. `onError` receives StorageError('Compacted') when afterRevision

@@ -1,8 +1,10 @@
 // An index of a watch cache's objects by label key and value, for lists whose label selector
-// selects few: the page then reads the keys the index names, not the collection. Built on the
-// first such list (it needs every object's labels, which the cache otherwise never parses) and
-// kept current lazily: a write only marks its key, and the next look-up re-reads the marked keys.
+// selects few: the page then reads the keys the index names, not the collection. Built for the
+// first such list (it needs every object's labels, which the cache otherwise never parses), a
+// slice at a time so that other requests are served meanwhile, and kept current lazily: a write
+// only marks its key, and the next look-up re-reads the marked keys.
 import type { CachedObject, LabelTerm } from './interface.js'
+import { nextTurn, sliceClock } from './slices.js'
 
 export class LabelIndex {
   /** label key -> label value -> object keys. */
@@ -10,9 +12,31 @@ export class LabelIndex {
   /** The labels each object key is indexed under (to unindex it on change). */
   private readonly indexed = new Map<string, Record<string, string>>()
   private readonly changed = new Set<string>()
+  private building?: Promise<void>
+  /** Whether every object has been indexed (candidates may be asked for). */
+  built = false
 
-  constructor (private readonly objects: ReadonlyMap<string, CachedObject>) {
-    for (const [key, o] of objects) this.index(key, o.attrs.labels)
+  /** `labelsOf` reads an object's labels (without keeping its parsed attributes on it: the index holds what it needs). */
+  constructor (private readonly objects: ReadonlyMap<string, CachedObject>,
+    private readonly labelsOf: (o: CachedObject) => Record<string, string>) {}
+
+  /** Indexes every object, once; resolves when `built`. */
+  build (): Promise<void> {
+    return (this.building ??= this.indexAll())
+  }
+
+  private async indexAll (): Promise<void> {
+    const clock = sliceClock()
+    // A Map's iterator survives writes between slices: a key deleted before it is reached is
+    // skipped, one added is reached; a key written after it was indexed is marked and caught up.
+    for (const [key, o] of this.objects) {
+      if (!this.indexed.has(key)) this.index(key, this.labelsOf(o))
+      if (clock.spent()) {
+        await nextTurn()
+        clock.restart()
+      }
+    }
+    this.built = true
   }
 
   /** The object at `key` was written or deleted. */
@@ -52,7 +76,7 @@ export class LabelIndex {
       const was = this.indexed.get(key)
       if (was !== undefined) this.unindex(key, was)
       const o = this.objects.get(key)
-      if (o !== undefined) this.index(key, o.attrs.labels)
+      if (o !== undefined) this.index(key, this.labelsOf(o))
     }
     this.changed.clear()
   }

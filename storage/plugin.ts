@@ -41,6 +41,13 @@ export default fp<StoragePluginOptions>(async function storagePlugin (fastify: F
   fastify.addHook('onReady', async () => {
     await watchCaches.start()
     if (interval > 0) compactor = startCompactor(storage, { intervalMs: interval, logger })
+    // The fill leaves the keys unsorted (sorting 100,000 would hold readiness back); once the
+    // server is ready they are sorted in slices, before a first list or write sorts them at once.
+    if (fastify.hasDecorator('health')) {
+      void fastify.health.afterStart().then(async () => {
+        for (const cache of watchCaches.all()) await cache.settleKeys()
+      })
+    }
   })
   fastify.addHook('onClose', async () => {
     compactor?.stop()

@@ -4,9 +4,12 @@
 // key by two binary searches (the chunk, then the key in it) and reads on in order, so a list
 // costs what it returns, not the collection. Ranks (how many keys lie before a key) add the
 // sizes of the chunks before it: a hundred additions at 100,000 keys.
+import { nextTurn, sliceClock } from './slices.js'
 
 const CHUNK_MAX = 2048
 const CHUNK_MIN = 256
+/** Keys sorted in one slice before the merges (a few milliseconds of sorting). */
+const SORT_RUN = 4096
 
 export class SortedKeys {
   /** Non-empty chunks in order, each sorted; `firsts[i]` is `chunks[i][0]`. */
@@ -32,11 +35,48 @@ export class SortedKeys {
   private settle (): void {
     const keys = this.unsorted
     if (keys === undefined) return
-    this.unsorted = undefined
     // The database orders bytes, JS orders UTF-16 code units; the searches use the latter.
-    keys.sort()
-    for (let i = 0; i < keys.length; i += CHUNK_MAX / 2) this.chunks.push(keys.slice(i, i + CHUNK_MAX / 2))
+    this.install(keys.sort())
+  }
+
+  private install (sorted: string[]): void {
+    this.unsorted = undefined
+    for (let i = 0; i < sorted.length; i += CHUNK_MAX / 2) this.chunks.push(sorted.slice(i, i + CHUNK_MAX / 2))
     this.firsts = this.chunks.map(c => c[0]!)
+  }
+
+  /**
+   * Sorts what the last reset gave a slice at a time (runs sorted, then merged pairwise), so that
+   * the sort of a large collection never holds the event loop; the first use before it is done
+   * sorts the rest at once, and a reset meanwhile makes it give up.
+   */
+  async settleInSlices (): Promise<void> {
+    const keys = this.unsorted
+    if (keys === undefined) return
+    const clock = sliceClock()
+    /** Lets the event loop turn when the slice is spent; false once the keys are no longer the ones being sorted. */
+    const pause = async (): Promise<boolean> => {
+      if (clock.spent()) {
+        await nextTurn()
+        clock.restart()
+      }
+      return this.unsorted === keys
+    }
+    let runs: string[][] = []
+    for (let i = 0; i < keys.length; i += SORT_RUN) {
+      runs.push(keys.slice(i, i + SORT_RUN).sort())
+      if (!await pause()) return
+    }
+    while (runs.length > 1) {
+      const merged: string[][] = []
+      for (let i = 0; i < runs.length; i += 2) {
+        merged.push(i + 1 < runs.length ? mergeSorted(runs[i]!, runs[i + 1]!) : runs[i]!)
+        if (!await pause()) return
+      }
+      runs = merged
+    }
+    if (this.unsorted !== keys) return
+    this.install(runs[0] ?? [])
   }
 
   get size (): number { return this.count }
@@ -146,6 +186,18 @@ export class SortedKeys {
     }
     return lo - 1
   }
+}
+
+/** Two sorted arrays as one, in code-unit order. */
+function mergeSorted (a: readonly string[], b: readonly string[]): string[] {
+  const out = new Array<string>(a.length + b.length)
+  let i = 0
+  let j = 0
+  let k = 0
+  while (i < a.length && j < b.length) out[k++] = a[i]! <= b[j]! ? a[i++]! : b[j++]!
+  while (i < a.length) out[k++] = a[i++]!
+  while (j < b.length) out[k++] = b[j++]!
+  return out
 }
 
 export function lowerBound (keys: readonly string[], key: string): number {

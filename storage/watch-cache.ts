@@ -187,7 +187,7 @@ class Cache implements WatchCache {
   readonly keys = new SortedKeys()
   /** The states at past revisions that continue pages were read at, most recently used last. */
   private pasts: PastState[] = []
-  /** Built by the first list with a label selector. */
+  /** Built for the first list with a label selector (indexLabels). */
   private labels?: LabelIndex
   /** The window: events[head..] in revision order. */
   private events: Event[] = []
@@ -328,12 +328,18 @@ class Cache implements WatchCache {
       }
     }
     let candidates: Iterable<string> | undefined
-    if (q.labels !== undefined && q.labels.length > 0) {
-      this.labels ??= new LabelIndex(this.objects)
+    if (q.labels !== undefined && q.labels.length > 0 && this.labels?.built === true) {
       candidates = this.labels.candidates(q.labels, Math.max(64, countUnder(this.keys, q.prefix) * INDEX_SHARE))
     }
     return readPage(this, q, revision, past, candidates)
   }
+
+  indexLabels (): Promise<void> {
+    this.labels ??= new LabelIndex(this.objects, o => (o as Entry).attrsNotKept().labels)
+    return this.labels.build()
+  }
+
+  settleKeys (): Promise<void> { return this.keys.settleInSlices() }
 
   /** The state at `revision` of the keys changed since, from the window (undefined when it no longer reaches back). */
   private pastAt (revision: number): PastState | undefined {

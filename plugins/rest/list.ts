@@ -28,6 +28,9 @@ function labelTerms (sel: LabelSelector): LabelTerm[] {
   return terms
 }
 
+/** Whether a list selects by labels the cache's label index can narrow by. */
+export const usesLabelIndex = (sel: Selection, filtered: boolean): boolean => filtered && labelTerms(sel.labels).length > 0
+
 /**
  * A page from the watch cache, at its newest revision (`revision` undefined) or at a past one;
  * undefined when the cache cannot answer at that revision.

@@ -3,7 +3,7 @@
 import { badRequest, notFound, tooLargeResourceVersion } from '../../resources/status.js'
 import { keyPrefix, storageKey, type AnyObject, type Resource } from '../../resources/define.js'
 import { StorageError, type CachedObject, type ObjectAttrs, type Storage, type StoredObject, type WatchCache, type WriteOp } from '../../storage/interface.js'
-import { listFromCache, listFromStorage, type ListResult, type Selection, type StorageListing } from './list.js'
+import { listFromCache, listFromStorage, usesLabelIndex, type ListResult, type Selection, type StorageListing } from './list.js'
 import { storageErrorToStatus } from './storage-errors.js'
 import { parseFieldSelector, parseLabelSelector, type FieldSelector, type LabelSelector } from '../../machinery/selectors.js'
 import { decodeContinue } from './continue.js'
@@ -182,6 +182,7 @@ export class StoreReads {
       return await listFromStorage(this.listing, prefix, current, o.limit, undefined, sel, filtered, false)
     }
     await this.freshen(rv)
+    if (usesLabelIndex(sel, filtered)) await this.cache.indexLabels()
     return listFromCache(this.cache, prefix, o.limit, sel, filtered)!
   }
 
@@ -191,6 +192,7 @@ export class StoreReads {
    */
   private async listAt (prefix: string, revision: number, limit: number | undefined, after: string | undefined,
     sel: Selection, filtered: boolean, fromContinue: boolean): Promise<ListResult> {
+    if (usesLabelIndex(sel, filtered)) await this.cache.indexLabels()
     return listFromCache(this.cache, prefix, limit, sel, filtered, revision, after) ??
       await listFromStorage(this.listing, prefix, revision, limit, after, sel, filtered, fromContinue)
   }

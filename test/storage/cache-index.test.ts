@@ -24,6 +24,8 @@ function fakeCache (prefix: string) {
     get: (key) => objects.get(key),
     list: (p) => [...objects.values()].filter(o => o.key.startsWith(p)).sort((a, b) => a.key < b.key ? -1 : 1),
     page: () => undefined,
+    indexLabels: async () => {},
+    settleKeys: async () => {},
     watch (_p, _after, onEvent, onError) {
       watchCount++
       const w = { onEvent, onError }

@@ -59,6 +59,7 @@ describe('watch cache pages', () => {
     }
     const current = await storage.currentRevision()
     await cache.waitForRevision(current, 5000)
+    await cache.indexLabels()
     for (let i = 0; i < 25; i++) {
       const revision = revisions[rand(revisions.length)]!
       for (const prefix of [PREFIX, `${PREFIX}n1/`]) {
@@ -74,6 +75,33 @@ describe('watch cache pages', () => {
       const truth = (await storage.list({ prefix: PREFIX, revision })).items.filter(o => JSON.parse(o.json).metadata.labels.app === 'a1')
       assert.deepEqual(plain(page.items), truth)
     }
+  })
+
+  it('builds its label index while writes go on, and answers label pages from it as a scan would', async (t) => {
+    const { storage, cache } = await setup(t)
+    const revs = new Map<string, number>()
+    for (let i = 0; i < 400; i++) {
+      const w = await storage.write({ type: 'create', key: key(`n${i % 4}`, `o${i}`), value: configMap(`n${i % 4}`, `o${i}`, {}, { app: `a${i % 50}` }) })
+      revs.set(w.key, w.revision)
+    }
+    await cache.waitForRevision(await storage.currentRevision(), 5000)
+    const selected = { filter: (o: CachedObject) => o.attrs.labels.app === 'a7', labels: [{ key: 'app', values: ['a7'] }] }
+    const before = cache.page({ prefix: PREFIX, ...selected })!
+    // Writes while the index is built: a relabel into the selection, one out of it, a delete, a create.
+    const building = cache.indexLabels()
+    await storage.write({ type: 'update', key: key('n1', 'o1'), value: configMap('n1', 'o1', {}, { app: 'a7' }), expectRevision: revs.get(key('n1', 'o1'))! })
+    await storage.write({ type: 'update', key: key('n3', 'o7'), value: configMap('n3', 'o7', {}, { app: 'zz' }), expectRevision: revs.get(key('n3', 'o7'))! })
+    await storage.write({ type: 'delete', key: key('n3', 'o107'), value: configMap('n3', 'o107'), expectRevision: revs.get(key('n3', 'o107'))! })
+    const last = await storage.write({ type: 'create', key: key('n0', 'late'), value: configMap('n0', 'late', {}, { app: 'a7' }) })
+    await building
+    await cache.waitForRevision(last.revision, 5000)
+    const truth = (await storage.list({ prefix: PREFIX })).items.filter(o => JSON.parse(o.json).metadata.labels.app === 'a7')
+    assert.equal(before.items.length, 8)
+    const after = cache.page({ prefix: PREFIX, ...selected })!
+    assert.deepEqual(plain(after.items), truth)
+    assert.deepEqual(after.items.map(o => o.key).sort(), [key('n0', 'late'), key('n1', 'o1'), ...[57, 157, 207, 257, 307, 357].map(i => key(`n${i % 4}`, `o${i}`))].sort())
+    const namespaced = cache.page({ prefix: `${PREFIX}n1/`, limit: 2, ...selected })!
+    assert.deepEqual(plain(namespaced.items), truth.filter(o => o.key.startsWith(`${PREFIX}n1/`)).slice(0, 2))
   })
 
   it('counts what follows each page, at the newest revision and at a past one', async (t) => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 import { SortedKeys, prefixEnd } from '../../storage/sorted-keys.js'
+import { nextTurn } from '../../storage/slices.js'
 
 describe('SortedKeys', () => {
   it('ranges, pages and ranks match a sorted set through random adds, removes and re-adds', () => {
@@ -46,5 +47,40 @@ describe('SortedKeys', () => {
     assert.deepEqual(keys.range('/a/'), [])
     keys.add('/a/x')
     assert.deepEqual(keys.range('/'), ['/a/x'])
+  })
+
+  it('sorts a fill\'s keys in slices, letting the event loop turn, to the order a whole sort gives', async () => {
+    let seed = 11
+    const rand = (n: number): number => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed % n }
+    const given = Array.from({ length: 200_000 }, (_, i) => `/r/ns${rand(50)}/o${rand(1_000_000)}-${i}${i % 7 === 0 ? '\u00e9' : ''}`)
+    const keys = new SortedKeys()
+    keys.reset([...given])
+    let turns = 0
+    let done = false
+    const settled = keys.settleInSlices().then(() => { done = true })
+    while (!done) {
+      await nextTurn()
+      turns++
+    }
+    await settled
+    assert.ok(turns > 1, 'other work ran while the keys were sorted')
+    const sorted = [...given].sort()
+    assert.deepEqual(keys.range('/r/'), sorted)
+    assert.equal(keys.rank('/r/ns1/'), sorted.filter(k => k < '/r/ns1/').length)
+  })
+
+  it('gives a sort in slices up when a use sorts first, or a reset replaces the keys', async () => {
+    const keys = new SortedKeys()
+    keys.reset(Array.from({ length: 50_000 }, (_, i) => `/k/${(i * 7919) % 50_000}`))
+    const settling = keys.settleInSlices()
+    keys.add('/k/new')
+    await settling
+    assert.equal(keys.size, 50_001)
+    assert.equal(keys.range('/k/').length, 50_001)
+    keys.reset(['/b', '/a'])
+    const again = keys.settleInSlices()
+    keys.reset(['/d', '/c'])
+    await again
+    assert.deepEqual(keys.range('/'), ['/c', '/d'])
   })
 })
