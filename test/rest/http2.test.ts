@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { connect, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2'
 import { request as httpsRequest } from 'node:https'
 import { connect as tlsConnect } from 'node:tls'
+import { Socket } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { startTestServer, type TestServer } from '../helpers/tls-app.js'
@@ -129,5 +130,32 @@ describe('HTTP/2', () => {
       s.on('connect', () => { s.close(); resolve('connected') })
     })
     assert.notEqual(refused, 'connected')
+  })
+
+  it('turns Nagle off on every connection, HTTP/1.1 and HTTP/2, with or without HTTP/2 served', async (t) => {
+    // A streamed answer's last small write would otherwise wait for the client's delayed ACK.
+    const serverSide = new Set<Socket>()
+    const setNoDelay = Socket.prototype.setNoDelay
+    t.mock.method(Socket.prototype, 'setNoDelay', function (this: Socket & { server?: unknown }, noDelay?: boolean) {
+      if (noDelay !== false && this.server !== undefined) serverSide.add(this)
+      return setNoDelay.call(this, noDelay)
+    })
+    for (const opts of [{}, { http2: { disabled: true } }]) {
+      const server = await startTestServer(t, opts)
+      const accepted: Socket[] = []
+      server.app.server.on('secureConnection', (socket: Socket) => { accepted.push(socket) })
+      const creds = credentialsOf(server)
+      const h1 = await new Promise<number>((resolve, reject) => {
+        httpsRequest(`${server.url}/api/v1/namespaces`, { ...creds, agent: false, ALPNProtocols: ['http/1.1'] } as object, (res) => { res.resume(); resolve(res.statusCode ?? 0) }).on('error', reject).end()
+      })
+      assert.equal(h1, 200)
+      if (opts.http2 === undefined) {
+        const s = session(server, creds)
+        assert.equal((await h2(s, 'GET', '/api/v1/namespaces')).status, 200)
+        s.close()
+      }
+      assert.ok(accepted.length >= (opts.http2 === undefined ? 2 : 1))
+      assert.ok(accepted.every(socket => serverSide.has(socket)), 'every accepted connection has TCP_NODELAY')
+    }
   })
 })
