@@ -41,13 +41,27 @@ export function hostAddress (): string | undefined {
 export const KUBERNETES_SERVICE_NAME = 'kubernetes'
 
 export default fp(async function kubernetesService (fastify: FastifyInstance, opts: KubernetesServiceOptions) {
-  const ports = [{ name: 'https', protocol: 'TCP', port: 443, targetPort: opts.port }]
+  // With --secure-port 0 the port is the one listen() was given, known only once it is bound.
+  let servingPort = opts.port
+  const whenPortKnown = (work: () => Promise<void>): void => {
+    if (opts.port !== 0) {
+      fastify.addHook('onReady', work)
+      return
+    }
+    fastify.addHook('onListen', async () => {
+      const bound = fastify.server.address()
+      if (typeof bound !== 'object' || bound === null) return
+      servingPort = bound.port
+      await work().catch((err: unknown) => { fastify.log.warn({ err }, 'the kubernetes Service could not be written') })
+    })
+  }
   const caller = (): Caller => ({ user: { ...CONTROLLER_USER, groups: [...CONTROLLER_USER.groups] }, manager: 'kubernetes-service', warnings: [] })
   const writeOptions = { dryRun: false, fieldValidation: 'Strict' as const, force: false }
 
-  fastify.addHook('onReady', async () => {
+  whenPortKnown(async () => {
     const store = fastify.resources.find({ group: '', resource: 'services' })
     if (store === undefined) return
+    const ports = [{ name: 'https', protocol: 'TCP', port: 443, targetPort: servingPort }]
     const body = {
       metadata: { name: KUBERNETES_SERVICE_NAME, namespace: NAMESPACES.default, labels: { component: 'apiserver', provider: 'kubernetes' } },
       spec: { type: 'ClusterIP', clusterIP: opts.clusterIP, clusterIPs: [opts.clusterIP], ipFamilyPolicy: 'SingleStack', sessionAffinity: 'None', ports }
@@ -83,9 +97,9 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
     }
   })
 
-  const port = { name: 'https', port: opts.port, protocol: 'TCP' }
   /** The Endpoints and EndpointSlice naming `addresses`, created or put right. */
   async function writeEndpoints (addresses: string[]): Promise<void> {
+    const port = { name: 'https', port: servingPort, protocol: 'TCP' }
     await writeOwn(fastify.resources.find({ group: '', resource: 'endpoints' }), {
       apiVersion: 'v1',
       kind: 'Endpoints',
@@ -112,7 +126,7 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
     let running: Promise<void> = Promise.resolve()
     const reconcile = (): Promise<void> => reconciler.reconcile(address)
       .catch((err: unknown) => { fastify.log.warn({ err: err instanceof Error ? err.message : err }, 'reconciling the kubernetes Service\'s endpoints failed') })
-    fastify.addHook('onReady', async () => {
+    whenPortKnown(async () => {
       await reconcile()
       timer = setInterval(() => { running = reconcile() }, intervalMs)
       timer.unref()

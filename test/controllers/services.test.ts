@@ -38,6 +38,25 @@ it('keeps the kubernetes Service across restarts, its target port following the 
   assert.deepEqual(svc.spec.ports, [{ name: 'https', protocol: 'TCP', port: 443, targetPort: 7443 }])
 })
 
+it('with --secure-port 0, points the kubernetes Service and its endpoints at the port the server was bound to', async (t) => {
+  const api = await buildTestApp(t, { securePort: 0, advertiseAddress: '10.0.0.5' })
+  await api.app.listen({ port: 0, host: '127.0.0.1' })
+  const address = api.app.server.address()
+  const bound = typeof address === 'object' && address !== null ? address.port : 0
+  assert.ok(bound > 0)
+  // Written once the port is known, after listen: waited for, not timed.
+  let svc: Obj | undefined
+  let endpoints: Obj | undefined
+  for (let i = 0; i < 200; i++) {
+    svc = (await api.request({ method: 'GET', url: `${url}/kubernetes` })).json()
+    endpoints = (await api.request({ method: 'GET', url: '/api/v1/namespaces/default/endpoints/kubernetes' })).json()
+    if (svc?.spec?.ports?.[0]?.targetPort === bound && endpoints?.subsets?.[0]?.ports?.[0]?.port === bound) break
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+  assert.deepEqual(svc!.spec.ports, [{ name: 'https', protocol: 'TCP', port: 443, targetPort: bound }])
+  assert.deepEqual(endpoints!.subsets, [{ addresses: [{ ip: '10.0.0.5' }], ports: [{ name: 'https', port: bound, protocol: 'TCP' }] }])
+})
+
 it('repairs the pools at start: frees a claim without a Service, records a Service\'s address without a claim', async (t) => {
   const cleanups: Array<() => unknown> = []
   t.after(async () => { for (const fn of cleanups.reverse()) await fn() })
