@@ -28,8 +28,8 @@ test('--endpoint-reconciler-type takes the reference\'s lease and none', () => {
 
 test('the kubernetes Service names each replica while it runs', { skip: hasKubectl(KUBECTL) ? false : `kubectl ${KUBECTL} is not installed` }, async (t) => {
   // Endpoints may not name loopback addresses: each advertises a documentation address and is
-  // reached on a loopback address of its own, at the one port the replicas share (not the
-  // helper's port 0, which the endpoints cannot name).
+  // reached on a loopback address of its own, at the one port the replicas share (the endpoints
+  // name one port for every address, so not the helper's port 0, a port of its own per replica).
   const port = String(await freePort())
   const replica = (loopback: string, advertised: string): string[] =>
     ['--secure-port', port, '--bind-address', loopback, '--external-hostname', loopback, '--advertise-address', advertised]
