@@ -7,7 +7,7 @@ import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from '../storage/e
 import { parseFlags } from './flags.js'
 import { appOptions, verbose } from './app-options.js'
 import { fail } from './fail.js'
-import { stopOnSignal } from './stop-on-signal.js'
+import { startFailedExit, stopOnSignal } from './stop-on-signal.js'
 import { startIdleCollect } from './idle-collect.js'
 import { loadPolicy, type Policy } from '../plugins/audit/policy.js'
 import { markStartUp, takeStartUpTimeline } from '../resources/start-up-timeline.js'
@@ -88,9 +88,8 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
   try {
     [{ pki, writeKubeconfig }, { buildApp }] = await Promise.all([loadingPki, loadingApp])
   } catch (err) {
-    process.stderr.write(`error: ${(err as Error).message}\n`)
     await embedded?.stop()
-    process.exit(1)
+    startFailedExit(1, () => { process.stderr.write(`error: ${(err as Error).message}\n`) })
   }
 
   markStartUp('modules-loaded')
@@ -104,9 +103,8 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
     await app.health.postStartHooksFinished()
     markStartUp('hooks-done')
   } catch (err) {
-    process.stderr.write(`error: ${(err as Error).message}\n`)
     await embedded?.stop()
-    process.exit(1)
+    startFailedExit(1, () => { process.stderr.write(`error: ${(err as Error).message}\n`) })
   }
   app.log.debug({ marks: takeStartUpTimeline() }, 'start-up timeline')
   const address = app.server.address()

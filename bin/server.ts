@@ -44,10 +44,11 @@ async function startDatabaseEarly (args: string[]): Promise<EarlyDatabase | unde
   const spawning = new Promise<void>((resolve) => { spawned = resolve })
   const started = startEmbeddedPostgres(resolve(storage.dataDir), { onSpawn: spawned })
   started.catch(() => {})
+  // From the spawn on, a signal stops the database before the process ends.
+  const stopping = stopOnSignal(started)
   // Loading the rest compiles and runs it in one synchronous stretch: PostgreSQL's process is
   // under way first.
   await Promise.race([spawning, started.then(() => {}, () => {})])
-  const stopping = stopOnSignal(started)
   return { dataDir: resolve(storage.dataDir), started, release: () => { stopping.release() } }
 }
 

@@ -6,9 +6,23 @@ import type { EmbeddedPostgresHandle } from '../storage/embedded.js'
  * Until the server is up, SIGTERM or SIGINT stops the embedded PostgreSQL and ends the process:
  * Node's default would end it at once and leave the database running, its data directory locked.
  */
+let received: NodeJS.Signals | undefined
+
+const exitCodeOf = (signal: NodeJS.Signals): number => signal === 'SIGINT' ? 130 : 143
+
+/**
+ * How a start that failed ends: as the signal that stopped it would end it (130 or 143), when one
+ * did (its database stopped under it), else with `code`; the failure is then no error to report.
+ */
+export function startFailedExit (code: number, report: () => void): never {
+  if (received === undefined) report()
+  process.exit(received === undefined ? code : exitCodeOf(received))
+}
+
 export function stopOnSignal (database: Promise<EmbeddedPostgresHandle>): { release (): void } {
   const onSignal = (signal: NodeJS.Signals): void => {
-    void database.then(db => db.stop(), () => {}).then(() => process.exit(signal === 'SIGINT' ? 130 : 143))
+    received ??= signal
+    void database.then(db => db.stop(), () => {}).then(() => process.exit(exitCodeOf(signal)))
   }
   process.once('SIGTERM', onSignal)
   process.once('SIGINT', onSignal)

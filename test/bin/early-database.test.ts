@@ -69,4 +69,22 @@ describe('the embedded PostgreSQL started before the flags are all read', () => 
     assert.equal(stderr, '')
     assert.equal(existsSync(join(dir, 'postgres', 'postmaster.pid')), false)
   })
+
+  it('stopped by SIGTERM at any point of its start, stops its database and ends as the signal says, with no error', async () => {
+    for (const delayMs of [150, 400, 700, 1000, 1400]) {
+      const { command, args, cwd } = serverCommand(['--data-dir', dir, '--secure-port', '0', '--log-level', 'warn'])
+      const child = spawn(command, args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
+      let stderr = ''
+      child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+      const exited = new Promise<[number | null, NodeJS.Signals | null]>(resolve => child.once('exit', (code, signal) => resolve([code, signal])))
+      await new Promise(resolve => setTimeout(resolve, delayMs))
+      child.kill('SIGTERM')
+      const [code, signal] = await exited
+      // Before the entry's handler: Node's default (killed by the signal); during the start:
+      // 143; once serving: the graceful stop's 0.
+      assert.ok(signal === 'SIGTERM' || code === 143 || code === 0, `after ${delayMs} ms: exit ${code} ${signal}: ${stderr}`)
+      assert.equal(stderr, '', `after ${delayMs} ms`)
+      assert.equal(existsSync(join(dir, 'postgres', 'postmaster.pid')), false, `after ${delayMs} ms the database is stopped`)
+    }
+  })
 })
