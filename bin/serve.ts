@@ -70,18 +70,29 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
   // The entry read the storage flags alone; the whole line could only say otherwise if a flag's
   // value were itself `--data-dir`, but then the database it started is not this one.
   const reuse = (databaseUrl === undefined || databaseUrl === '') && early?.dataDir === dataDir
-  if (!reuse) await stopEarly(early)
+  if (!reuse) {
+    await stopEarly(early)
+    early?.release()
+  }
+  let starting: { release (): void } | undefined
   if (databaseUrl === undefined || databaseUrl === '') {
+    const database = reuse ? early!.started : startEmbeddedPostgres(dataDir)
+    database.catch(() => {})
+    // From here a signal stops this database before the process ends (a first start's initdb
+    // and start take seconds); the entry's handler does so for the database it started.
+    if (!reuse) starting = stopOnSignal(database)
     try {
-      embedded = await (reuse ? early!.started : startEmbeddedPostgres(dataDir))
+      embedded = await database
     } catch (err) {
-      fail(err, debug)
+      startFailedExit(1, () => fail(err, debug))
     }
     markStartUp('postgres-ready')
     databaseUrl = embedded.url
   }
-  early?.release()
-  const starting = embedded === undefined ? undefined : stopOnSignal(Promise.resolve(embedded))
+  if (reuse) {
+    early?.release()
+    starting = stopOnSignal(Promise.resolve(embedded!))
+  }
   let pki: Awaited<typeof loadingPki>['pki']
   let writeKubeconfig: Awaited<typeof loadingPki>['writeKubeconfig']
   let buildApp: Awaited<typeof loadingApp>['buildApp']

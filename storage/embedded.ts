@@ -284,6 +284,9 @@ async function ensureDatabase (adminUrl: string): Promise<void> {
   // it loads anything it need not (bin/server.ts).
   const { default: pg } = await import('pg')
   const client = new pg.Client({ connectionString: adminUrl })
+  // A connection the server ends (a stop during the start) fails the query waiting on it; the
+  // event must not also go unheard, which would end the process.
+  client.on('error', () => {})
   await client.connect()
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE])

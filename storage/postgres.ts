@@ -317,12 +317,13 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   async function scan (prefix: string, onObject: (key: string, revision: number, json: string) => void): Promise<number> {
     const [lo, hi] = keyRange(prefix)
     const start = observer === undefined ? 0 : performance.now()
-    let client: pg.PoolClient
+    let held: HeldConnection
     try {
-      client = await pool.connect()
+      held = await checkout(pool)
     } catch (err) {
       throw translate(err)
     }
+    const client = held.client
     let failed: unknown
     try {
       return await new Promise<number>((resolve, reject) => {
@@ -358,7 +359,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
       throw translate(err)
     } finally {
       // A connection that failed mid-scan is not handed to the next query.
-      client.release(failed instanceof Error && isConnectionError(failed) ? failed : undefined)
+      held.release(failed instanceof Error && isConnectionError(failed) ? failed : undefined)
       if (observer !== undefined) observer.query('scan', (performance.now() - start) / 1000)
     }
   }
@@ -403,12 +404,13 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
    */
   async function compact (upTo: number): Promise<number> {
     for (;;) {
-      let client: pg.PoolClient
+      let held: HeldConnection
       try {
-        client = await pool.connect()
+        held = await checkout(pool)
       } catch (err) {
         throw translate(err)
       }
+      const client = held.client
       try {
         await client.query('BEGIN')
         // FOR UPDATE serialises the compactors of several replicas.
@@ -436,8 +438,30 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
         await client.query('ROLLBACK').catch(() => {})
         throw translate(err)
       } finally {
-        client.release()
+        held.release()
       }
+    }
+  }
+}
+
+interface HeldConnection { client: pg.PoolClient, release (err?: Error): void }
+
+/**
+ * A pool's connection held for several statements. The pool listens for a connection's errors
+ * only while it is idle: one the server ends between two statements (a shutdown's "terminating
+ * connection") would be an 'error' event with no listener, which ends the process. It is kept
+ * here and the connection released as broken, so the pool does not hand it out again.
+ */
+async function checkout (p: pg.Pool): Promise<HeldConnection> {
+  const client = await p.connect()
+  let lost: Error | undefined
+  const onError = (err: Error): void => { lost ??= err }
+  client.on('error', onError)
+  return {
+    client,
+    release (err) {
+      client.removeListener('error', onError)
+      client.release(err ?? lost)
     }
   }
 }

@@ -70,16 +70,38 @@ describe('the embedded PostgreSQL started before the flags are all read', () => 
     assert.equal(existsSync(join(dir, 'postgres', 'postmaster.pid')), false)
   })
 
+  /** Starts the server on `dataDir` and sends SIGTERM after `delayMs` (or once `when` holds): how it ended, and what it wrote. */
+  async function signalledStart (dataDir: string, delayMs: number, when?: () => boolean): Promise<{ code: number | null, signal: NodeJS.Signals | null, stderr: string }> {
+    const { command, args, cwd } = serverCommand(['--data-dir', dataDir, '--secure-port', '0', '--log-level', 'warn'])
+    const child = spawn(command, args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>(resolve => child.once('exit', (code, signal) => resolve([code, signal])))
+    await new Promise(resolve => setTimeout(resolve, delayMs))
+    for (let waited = 0; when !== undefined && !when() && child.exitCode === null && waited < 120_000; waited += 20) {
+      await new Promise(resolve => setTimeout(resolve, 20))
+    }
+    child.kill('SIGTERM')
+    const [code, signal] = await exited
+    return { code, signal, stderr }
+  }
+
+  it('stopped by SIGTERM during a first start, once its new database runs, leaves no database running', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'first-start-'))
+    try {
+      // After initdb, the first start of the database: the app is still to be built.
+      const { code, signal, stderr } = await signalledStart(fresh, 0, () => existsSync(join(fresh, 'postgres', 'postmaster.pid')))
+      assert.ok(code === 143 || code === 0, `exit ${code} ${signal}: ${stderr}`)
+      assert.equal(stderr, '')
+      assert.equal(existsSync(join(fresh, 'postgres', 'postmaster.pid')), false, 'the database is stopped')
+    } finally {
+      rmSync(fresh, { recursive: true, force: true })
+    }
+  })
+
   it('stopped by SIGTERM at any point of its start, stops its database and ends as the signal says, with no error', async () => {
-    for (const delayMs of [150, 400, 700, 1000, 1400]) {
-      const { command, args, cwd } = serverCommand(['--data-dir', dir, '--secure-port', '0', '--log-level', 'warn'])
-      const child = spawn(command, args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
-      let stderr = ''
-      child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-      const exited = new Promise<[number | null, NodeJS.Signals | null]>(resolve => child.once('exit', (code, signal) => resolve([code, signal])))
-      await new Promise(resolve => setTimeout(resolve, delayMs))
-      child.kill('SIGTERM')
-      const [code, signal] = await exited
+    for (const delayMs of [150, 400, 700, 1000, 1400, 1800]) {
+      const { code, signal, stderr } = await signalledStart(dir, delayMs)
       // Before the entry's handler: Node's default (killed by the signal); during the start:
       // 143; once serving: the graceful stop's 0.
       assert.ok(signal === 'SIGTERM' || code === 143 || code === 0, `after ${delayMs} ms: exit ${code} ${signal}: ${stderr}`)

@@ -30,7 +30,14 @@ describe('the signing controller', () => {
     const created = await app().request({ method: 'POST', url, payload: { metadata: { name }, spec: { request: req.b64, signerName, usages, expirationSeconds } } })
     assert.equal(created.statusCode, 201, created.body)
     const approved = await app().request({ method: 'PUT', url: `${url}/${name}/approval`, payload: { ...(created.json() as object), status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Test' }] } } })
-    assert.equal(approved.statusCode, 200, approved.body)
+    if (approved.statusCode === 409) {
+      // The approving controller got there first (a node client request from a user allowed to
+      // make one is approved by it, as the reference's csrapproving controller does).
+      const current = (await app().request({ method: 'GET', url: `${url}/${name}` })).json()
+      assert.ok(current.status?.conditions?.some((c: { type: string }) => c.type === 'Approved'), approved.body)
+    } else {
+      assert.equal(approved.statusCode, 200, approved.body)
+    }
     return await eventually(async () => {
       const csr = (await app().request({ method: 'GET', url: `${url}/${name}` })).json()
       assert.ok(csr.status?.certificate !== undefined || csr.status?.conditions?.some((c: { type: string }) => c.type === 'Failed'), 'not acted on yet')
