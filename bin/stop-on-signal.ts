@@ -22,6 +22,10 @@ export function startFailedExit (code: number, report: () => void): never {
 export function stopOnSignal (database: Promise<EmbeddedPostgresHandle>): { release (): void } {
   const onSignal = (signal: NodeJS.Signals): void => {
     received ??= signal
+    // The database stops under a start still under way: what of the start fails for that (a
+    // connection the database ends, with no one listening for it) is the stop's consequence,
+    // not a failure to report, and must not end the process before the database is down.
+    process.on('uncaughtException', () => {})
     void database.then(db => db.stop(), () => {}).then(() => process.exit(exitCodeOf(signal)))
   }
   process.once('SIGTERM', onSignal)
