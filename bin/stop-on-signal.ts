@@ -2,10 +2,7 @@
 // graceful stop is in place). Small: the entry loads it before the app.
 import type { EmbeddedPostgresHandle } from '../storage/embedded.js'
 
-/**
- * Until the server is up, SIGTERM or SIGINT stops the embedded PostgreSQL and ends the process:
- * Node's default would end it at once and leave the database running, its data directory locked.
- */
+/** The signal a start is being stopped by. */
 let received: NodeJS.Signals | undefined
 
 const exitCodeOf = (signal: NodeJS.Signals): number => signal === 'SIGINT' ? 130 : 143
@@ -19,6 +16,10 @@ export function startFailedExit (code: number, report: () => void): never {
   process.exit(received === undefined ? code : exitCodeOf(received))
 }
 
+/**
+ * Until the server is up, SIGTERM or SIGINT stops the embedded PostgreSQL and ends the process:
+ * Node's default would end it at once and leave the database running, its data directory locked.
+ */
 export function stopOnSignal (database: Promise<EmbeddedPostgresHandle>): { release (): void } {
   const onSignal = (signal: NodeJS.Signals): void => {
     received ??= signal

@@ -9,6 +9,7 @@
 import protobuf from 'protobufjs'
 import type { AnyObject } from '../../resources/define.js'
 import { ConversionError, toMessage } from './convert.js'
+import { nextTurn } from '../../storage/slices.js'
 
 /** Wire tag of a length-delimited field `n`. */
 const lengthDelimited = (n: number): number => (n << 3) | 2
@@ -18,7 +19,6 @@ const asBuffer = (b: Uint8Array): Buffer => Buffer.isBuffer(b) ? b : Buffer.from
 
 /** Items encoded between two turns of the event loop in the first pass. */
 const ITEMS_PER_TURN = 200
-const nextTurn = async (): Promise<void> => { await new Promise(resolve => setImmediate(resolve)) }
 
 /** Each item message type's encoded lengths, by the item object (the watch cache's, for one version of an object). */
 const lengthsByType = new WeakMap<protobuf.Type, WeakMap<object, number>>()
