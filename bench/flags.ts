@@ -1,7 +1,7 @@
 // The benchmark's flags: every workload's duration and concurrency, with defaults that finish
 // the suite in under five minutes on two cores.
 
-export const WORKLOADS = ['create', 'custom', 'webhook', 'policy', 'get', 'list', 'paged', 'big-lists', 'watch', 'update', 'apply', 'hostile', 'fairness', 'memory', 'owned', 'rest', 'startup'] as const
+export const WORKLOADS = ['create', 'custom', 'webhook', 'policy', 'get', 'list', 'paged', 'big-lists', 'watch', 'watch-spread', 'update', 'apply', 'hostile', 'fairness', 'memory', 'owned', 'rest', 'startup'] as const
 export type Workload = typeof WORKLOADS[number]
 
 export interface BenchFlags {
@@ -25,6 +25,9 @@ export interface BenchFlags {
   watchers: number
   watchRate: number
   watchDuration: number
+  /** The watch-spread workload: this many watchers over this many namespaces, writes spread alike. */
+  spreadWatchers: number
+  spreadNamespaces: number
   updateDuration: number
   updateConcurrency: number
   hotDuration: number
@@ -66,6 +69,8 @@ export const DEFAULTS: BenchFlags = {
   watchers: 1000,
   watchRate: 200,
   watchDuration: 20,
+  spreadWatchers: 500,
+  spreadNamespaces: 100,
   updateDuration: 10,
   updateConcurrency: 64,
   hotDuration: 10,
@@ -83,7 +88,7 @@ export const DEFAULTS: BenchFlags = {
 }
 
 const HELP = `usage: npm run bench -- [flags]
-  --only create,webhook,policy,get,list,paged,big-lists,watch,update,apply,hostile,fairness,memory,owned,rest,startup   workloads to run (default: all; owned: half as many
+  --only create,webhook,policy,get,list,paged,big-lists,watch,watch-spread,update,apply,hostile,fairness,memory,owned,rest,startup   workloads to run (default: all; owned: half as many
                              ConfigMaps again as --memory-objects, each with an owner reference, on top of memory's; rest and startup
                              run a server and database of their own, filled with --objects ConfigMaps)
   --rounds N                 measure create and get with their ceilings N times, alternating; the median ratio goes in the table (${DEFAULTS.rounds});
@@ -97,7 +102,8 @@ const HELP = `usage: npm run bench -- [flags]
                              each beside JSON.stringify of the same items (${DEFAULTS.pagedObjects}; the issue's figure: 100000)
   --big-list-concurrency N   --big-list-rounds N  unpaged lists of the --paged-objects ConfigMaps (JSON, protobuf) this many at
                              once, the server's peak RSS beside the live JSON; and one at a time, beside JSON.stringify (${DEFAULTS.bigListConcurrency}, ${DEFAULTS.bigListRounds})
-  --watchers N  --watch-rate W/s  --watch-duration S  (${DEFAULTS.watchers}, ${DEFAULTS.watchRate}, ${DEFAULTS.watchDuration} s)
+  --watchers N  --watch-rate W/s  --watch-duration S  (${DEFAULTS.watchers}, ${DEFAULTS.watchRate}, ${DEFAULTS.watchDuration} s; every watcher on the written namespace)
+  --spread-watchers N        --spread-namespaces N    watch-spread: the watchers and the writes spread over namespaces (${DEFAULTS.spreadWatchers}, ${DEFAULTS.spreadNamespaces})
   --update-duration S        --update-concurrency N   (${DEFAULTS.updateDuration} s, ${DEFAULTS.updateConcurrency})
   --hot-duration S           --hot-concurrency N      (${DEFAULTS.hotDuration} s, ${DEFAULTS.hotConcurrency})
   --apply-duration S         --apply-concurrency N    (${DEFAULTS.applyDuration} s, ${DEFAULTS.applyConcurrency}; creates of the same run are its ceiling)

@@ -66,11 +66,15 @@ export interface LoopResult {
   firstFailure?: string
 }
 
-/** Watchers on one collection while a writer creates at a fixed rate. */
+/**
+ * Watchers of namespaced collections while a writer creates at a fixed rate. Watcher i watches
+ * namespaces[i % n] and write k goes to namespaces[k % n]: with one namespace every watcher gets
+ * every event (the fan-out's worst case); with many, each write reaches watchers/n streams.
+ */
 export interface WatchJob {
   mode: 'watch'
   target: Target
-  namespace: string
+  namespaces: string[]
   watchers: number
   writesPerSecond: number
   durationMs: number
@@ -284,24 +288,24 @@ async function list (job: ListJob): Promise<ListResult> {
 }
 
 async function watch (job: WatchJob): Promise<WatchResult> {
-  const base = `/api/v1/namespaces/${job.namespace}/configmaps`
+  const collection = (ns: string): string => `/api/v1/namespaces/${ns}/configmaps`
   const writers = pool(job.target, 32)
-  // The watch starts at the collection's current revision, so it carries only the writes below.
-  const first = await writers.request({ method: 'GET', path: `${base}?limit=1` })
+  // The watches start at the current revision, so they carry only the writes below.
+  const first = await writers.request({ method: 'GET', path: '/api/v1/configmaps?limit=1' })
   const firstBody = await first.body.text()
   const startRv = RV.exec(firstBody)?.[1]
-  if (first.statusCode !== 200 || startRv === undefined) throw new Error(`LIST ${base}: ${first.statusCode} ${firstBody.slice(0, 300)}`)
+  if (first.statusCode !== 200 || startRv === undefined) throw new Error(`LIST /api/v1/configmaps: ${first.statusCode} ${firstBody.slice(0, 300)}`)
 
-  // Per watcher: the revisions it received and when, appended in arrival order.
-  const received: Array<{ revs: number[], times: number[] }> = []
+  // Per watcher: its namespace, and the revisions it received and when, in arrival order.
+  const received: Array<{ ns: number, revs: number[], times: number[] }> = []
   const streams: WatchStream[] = []
-  const path = `${base}?watch=true&resourceVersion=${startRv}&timeoutSeconds=3600`
   // In waves: a thousand TLS handshakes at once overrun the listen backlog and the connect timeout.
   for (let wave = 0; wave < job.watchers; wave += WATCH_WAVE) {
     const opened: Array<Promise<void>> = []
-    for (let n = 0; n < Math.min(WATCH_WAVE, job.watchers - wave); n++) {
-      const mine = { revs: [] as number[], times: [] as number[] }
+    for (let n = wave; n < Math.min(wave + WATCH_WAVE, job.watchers); n++) {
+      const mine = { ns: n % job.namespaces.length, revs: [] as number[], times: [] as number[] }
       received.push(mine)
+      const path = `${collection(job.namespaces[mine.ns]!)}?watch=true&resourceVersion=${startRv}&timeoutSeconds=3600`
       const stream = openWatchStream(job.target, path, (rv, at) => { mine.revs.push(rv); mine.times.push(at) })
       streams.push(stream)
       opened.push(stream.opened)
@@ -314,7 +318,8 @@ async function watch (job: WatchJob): Promise<WatchResult> {
   // Watches are registered with the cache once their headers are out; let the last ones settle.
   await new Promise(resolve => setTimeout(resolve, 500))
 
-  const acked = new Map<number, number>()
+  /** Each acknowledged write's revision: when its answer came, and its namespace. */
+  const acked = new Map<number, { at: number, ns: number }>()
   let writes = 0
   let writeFailures = 0
   const inflight: Array<Promise<void>> = []
@@ -327,20 +332,24 @@ async function watch (job: WatchJob): Promise<WatchResult> {
     const due = start + n * 1000 / job.writesPerSecond
     const wait = due - performance.now()
     if (wait > 1) await new Promise(resolve => setTimeout(resolve, wait))
+    const ns = n % job.namespaces.length
     inflight.push((async () => {
-      const res = await writers.request({ method: 'POST', path: base, headers: { 'content-type': 'application/json' }, body: configMapBody(`w-${n}`, job.payloadBytes) })
+      const res = await writers.request({ method: 'POST', path: collection(job.namespaces[ns]!), headers: { 'content-type': 'application/json' }, body: configMapBody(`w-${n}`, job.payloadBytes) })
       const body = await res.body.text()
       const at = performance.now()
       const rv = RV.exec(body)?.[1]
       if (res.statusCode !== 201 || rv === undefined) { writeFailures++; return }
       writes++
-      acked.set(Number(rv), at)
+      acked.set(Number(rv), { at, ns })
     })())
   }
   await Promise.all(inflight)
   const cpu = process.cpuUsage(cpu0)
   const cpuMs = { server: job.serverPid === undefined ? undefined : processCpuMs(job.serverPid) - serverCpu0, generator: (cpu.user + cpu.system) / 1000 }
-  const expected = acked.size * job.watchers
+  const watchersOf = new Array<number>(job.namespaces.length).fill(0)
+  for (const r of received) watchersOf[r.ns]!++
+  let expected = 0
+  for (const { ns } of acked.values()) expected += watchersOf[ns]!
   const deliveredNow = (): number => received.reduce((sum, r) => sum + r.revs.filter(rv => acked.has(rv)).length, 0)
   const drainUntil = performance.now() + job.drainMs
   while (performance.now() < drainUntil && deliveredNow() < expected) await new Promise(resolve => setTimeout(resolve, 200))
@@ -354,12 +363,12 @@ async function watch (job: WatchJob): Promise<WatchResult> {
   for (const r of received) {
     const seen = new Set<number>()
     for (let i = 0; i < r.revs.length; i++) {
-      const at = acked.get(r.revs[i]!)
-      if (at === undefined || seen.has(r.revs[i]!)) continue
+      const write = acked.get(r.revs[i]!)
+      if (write === undefined || write.ns !== r.ns || seen.has(r.revs[i]!)) continue
       seen.add(r.revs[i]!)
       delivered++
       // An event may arrive before its write's answer; that is no delay at all.
-      latencies.push(Math.max(0, r.times[i]! - at))
+      latencies.push(Math.max(0, r.times[i]! - write.at))
     }
   }
   return { watchers: job.watchers, connected, writes, writeFailures, expectedDeliveries: expected, delivered, lost: expected - delivered, latency: latencySummary(latencies), cpuMs }

@@ -2,10 +2,12 @@
 // --cpu-prof it counts only time on a core (not time preempted inside a write) and it sees TLS,
 // the kernel and the garbage collector (code is not compacted, so its addresses stay those
 // perf's map names). Needs `perf` (Debian: linux-perf).
-//   npx tsx bench/perf.ts [create|get] [seconds] [concurrency]   (DATABASE_URL or the local PostgreSQL)
+//   npx tsx bench/perf.ts [create|get|list] [seconds] [concurrency]   (DATABASE_URL or the local PostgreSQL)
+// list: a namespace list of 1,001 ConfigMaps of 1 KiB (1.4 MB, streamed), as the paged workload's.
 //   EXTRA_NODE_ARGS="--single-threaded-gc" npx tsx bench/perf.ts create 10   (Node flags to weigh)
+//   PERF_KEEP=/tmp/list.perf npx tsx bench/perf.ts list 10 8   (keep the recording)
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer } from './apiserver.js'
@@ -14,7 +16,7 @@ import { freePort, runJson } from './process.js'
 import { scratchDatabase } from './scratch-database.js'
 
 const [workload = 'create', secondsArg = '20', concurrencyArg = '64'] = process.argv.slice(2)
-if (workload !== 'create' && workload !== 'get') throw new Error(`workload must be create or get, not ${workload}`)
+if (workload !== 'create' && workload !== 'get' && workload !== 'list') throw new Error(`workload must be create, get or list, not ${workload}`)
 if (spawnSync('perf', ['--version']).status !== 0) {
   process.stderr.write('perf is not installed (Debian: apt-get install linux-perf)\n')
   process.exit(2)
@@ -31,10 +33,11 @@ const server = await startServer({ dataDir: join(dir, 'server'), port: await fre
 let result: LoopResult
 try {
   const path = `/api/v1/namespaces/default/configmaps`
-  if (workload === 'get') {
-    await runJson('bench/load.ts', { mode: 'loop', target: server.target, request: { kind: 'create', namespace: 'default', prefix: 'object', payloadBytes: 1024 }, concurrency: 1, count: 1 })
+  if (workload !== 'create') {
+    const count = workload === 'get' ? 1 : 1001
+    await runJson('bench/load.ts', { mode: 'loop', target: server.target, request: { kind: 'create', namespace: 'default', prefix: 'object', payloadBytes: 1024 }, concurrency: Math.min(count, 32), count })
   }
-  const request = workload === 'get' ? { kind: 'get', path: `${path}/object-0-0` } : { kind: 'create', namespace: 'default', prefix: 'c', payloadBytes: 1024 }
+  const request = workload === 'get' ? { kind: 'get', path: `${path}/object-0-0` } : workload === 'list' ? { kind: 'get', path } : { kind: 'create', namespace: 'default', prefix: 'c', payloadBytes: 1024 }
   const recorded = new Promise<void>((resolve, reject) => {
     setTimeout(() => {
       const perf = spawn('perf', ['record', '-q', '-F', String(HZ), '-e', 'cpu-clock', '-g', '-o', data, '-p', String(server.pid), '--', 'sleep', String(seconds)], { stdio: 'ignore' })
@@ -53,6 +56,8 @@ try {
 interface Sample { tid: number, frames: string[] }
 const script = spawnSync('perf', ['script', '-i', data, '-F', 'tid,ip,sym'], { encoding: 'utf8', maxBuffer: 1 << 30 })
 if (script.status !== 0) throw new Error(`perf script failed: ${script.stderr}`)
+// PERF_KEEP=<file> keeps the recording, for `perf report -i <file> --children`.
+if (process.env.PERF_KEEP !== undefined) copyFileSync(data, process.env.PERF_KEEP)
 rmSync(dir, { recursive: true, force: true })
 const samples: Sample[] = []
 for (const line of script.stdout.split('\n')) {
