@@ -2,25 +2,13 @@
 // over namespaces, each write is counted as owed only to the watchers of its own namespace.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
-import { parse as parseYaml } from 'yaml'
 import { startTestServer } from '../helpers/tls-app.js'
 import { runJson } from '../../bench/process.js'
 import type { Target, WatchJob, WatchResult } from '../../bench/load.js'
 
 test('watch workload: watchers and writes spread over namespaces, every owed event delivered once', async (t) => {
   const server = await startTestServer(t)
-  const config = parseYaml(readFileSync(server.kubeconfig, 'utf8')) as {
-    clusters: Array<{ cluster: Record<string, string> }>
-    users: Array<{ user: Record<string, string> }>
-  }
-  const pem = (b64: string): string => Buffer.from(b64, 'base64').toString('utf8')
-  const target: Target = {
-    origin: server.url,
-    ca: pem(config.clusters[0]!.cluster['certificate-authority-data']!),
-    cert: pem(config.users[0]!.user['client-certificate-data']!),
-    key: pem(config.users[0]!.user['client-key-data']!)
-  }
+  const target: Target = { origin: server.url, ...server.admin }
   const namespaces = ['spread-a', 'spread-b', 'spread-c']
   for (const name of namespaces) {
     const res = await server.request({ method: 'POST', url: '/api/v1/namespaces', payload: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } } })

@@ -4,27 +4,18 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { once } from 'node:events'
-import { readFileSync } from 'node:fs'
 import { Agent, request } from 'node:https'
 import { connect, type TLSSocket } from 'node:tls'
-import { parse as parseYaml } from 'yaml'
 import { startTestServer } from '../helpers/tls-app.js'
 
 interface Answer { status: number, headers: Record<string, string | string[] | undefined>, body: string, socketId: number }
 
 test('watch over TLS: chunked events, a clean end at the timeout, and the connection kept', async (t) => {
   const server = await startTestServer(t)
-  const config = parseYaml(readFileSync(server.kubeconfig, 'utf8')) as {
-    clusters: Array<{ cluster: Record<string, string> }>
-    users: Array<{ user: Record<string, string> }>
-  }
-  const pem = (b64: string): string => Buffer.from(b64, 'base64').toString('utf8')
   const agent = new Agent({
     keepAlive: true,
     maxSockets: 1,
-    ca: pem(config.clusters[0]!.cluster['certificate-authority-data']!),
-    cert: pem(config.users[0]!.user['client-certificate-data']!),
-    key: pem(config.users[0]!.user['client-key-data']!)
+    ...server.admin
   })
   t.after(() => agent.destroy())
   const sockets = new Map<object, number>()
@@ -80,20 +71,6 @@ test('watch over TLS: chunked events, a clean end at the timeout, and the connec
   assert.equal((JSON.parse(after.body) as { metadata: { name: string } }).metadata.name, 'during-0')
 })
 
-/** The admin credentials of a test server's kubeconfig, as PEM. */
-function credentialsOf (kubeconfig: string): { ca: string, cert: string, key: string } {
-  const config = parseYaml(readFileSync(kubeconfig, 'utf8')) as {
-    clusters: Array<{ cluster: Record<string, string> }>
-    users: Array<{ user: Record<string, string> }>
-  }
-  const pem = (b64: string): string => Buffer.from(b64, 'base64').toString('utf8')
-  return {
-    ca: pem(config.clusters[0]!.cluster['certificate-authority-data']!),
-    cert: pem(config.users[0]!.user['client-certificate-data']!),
-    key: pem(config.users[0]!.user['client-key-data']!)
-  }
-}
-
 /** Creates a ConfigMap with a payload of `bytes`; returns the status. */
 function createBig (url: string, agent: Agent, name: string, bytes: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -126,7 +103,7 @@ const within = <T>(ms: number, p: Promise<T>): Promise<T | 'timeout'> =>
 test('watch over TLS: the unsent-output cap closes a client that stops reading, not one that reads a large burst', async (t) => {
   const cap = 64 * 1024
   const server = await startTestServer(t, { watchMaxBufferedBytes: cap })
-  const creds = credentialsOf(server.kubeconfig)
+  const creds = server.admin
   const writer = new Agent({ keepAlive: true, ...creds })
   t.after(() => writer.destroy())
 

@@ -12,6 +12,8 @@ export interface TestServer extends TestApp {
   kubeconfig: string
   /** Scratch directory of this server (certificates, kubeconfig). */
   dir: string
+  /** The admin's TLS credentials (PEM), as the kubeconfig holds them, for clients that take them directly. */
+  admin: { ca: string, cert: string, key: string }
 }
 
 /** `hooks.beforeReady` runs before the app starts (hooks that watch every request are added there). */
@@ -25,5 +27,5 @@ export async function startTestServer (t: { after (fn: () => unknown): void }, o
   const port = typeof address === 'object' && address !== null ? address.port : 0
   const url = `https://127.0.0.1:${port}`
   writeKubeconfig(pki.paths.kubeconfig, { server: url, caCertPem: pki.caCertPem, clientCertPem: pki.adminCertPem, clientKeyPem: pki.adminKeyPem })
-  return { ...testApp, url, kubeconfig: pki.paths.kubeconfig, dir }
+  return { ...testApp, url, kubeconfig: pki.paths.kubeconfig, dir, admin: { ca: pki.caCertPem, cert: pki.adminCertPem, key: pki.adminKeyPem } }
 }
