@@ -13,6 +13,9 @@ declare module 'fastify' {
   interface FastifyInstance { protobuf: ProtobufCodec }
 }
 
+/** Past the start's last steps (its post-start hooks, the first readiness probes). */
+const WARM_AFTER_LISTEN_MS = 1000
+
 export const PROTOBUF_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.protobuf, MEDIA_TYPES.upstreamProtobuf]
 
 /**
@@ -68,7 +71,11 @@ function protobufAsked (request: FastifyRequest): string | undefined {
 }
 
 export default fp(async function protobuf (fastify: FastifyInstance) {
-  fastify.decorate('protobuf', await ProtobufCodec.load())
+  const codec = await ProtobufCodec.load()
+  fastify.decorate('protobuf', codec)
+  // The messages are built at their first use; a server left alone builds them soon after it
+  // listens, so a client's first protobuf request does not wait for them.
+  fastify.addHook('onListen', async () => { setTimeout(() => { codec.warm() }, WARM_AFTER_LISTEN_MS).unref() })
 
   // Errors are rendered as JSON app-wide; a client that asked for protobuf reads them as a Status message.
   fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {

@@ -302,6 +302,9 @@ test('a name asked for later reissues the serving certificate from the same CA; 
   const first = await ensureCertificates(dir, { bindAddress: '0.0.0.0', hosts: ['fd00::7', '10.9.8.7'] })
   const again = await ensureCertificates(dir, { bindAddress: '0.0.0.0', hosts: ['fd00::7', '10.9.8.7'] })
   assert.equal(again.servingCertPem, first.servingCertPem)
+  // The same addresses spelt otherwise (OpenSSL writes IPv6 uncompressed) are no new names.
+  const respelt = await ensureCertificates(dir, { bindAddress: '0.0.0.0', hosts: ['FD00:0:0::7', '::ffff:10.9.8.7'] })
+  assert.equal(respelt.servingCertPem, first.servingCertPem)
   const widened = await ensureCertificates(dir, { bindAddress: '0.0.0.0', hosts: ['fd00::7', '10.9.8.7', 'lb.example.test'] })
   assert.notEqual(widened.servingCertPem, first.servingCertPem)
   assert.equal(widened.caCertPem, first.caCertPem)
