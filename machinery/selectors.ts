@@ -36,12 +36,19 @@ function checkValue (key: string, value: string): void {
   if (problems.length > 0) throw parseError(`values[0][${key}]: Invalid value: "${value}": ${problems.join('; ')}`)
 }
 
+/**
+ * A selector is the conjunction of its requirements, so one written twice is one: a 300 KB
+ * selector of a single requirement repeated parses, indexes and matches as that requirement.
+ */
 export function parseLabelSelector (text: string | undefined): LabelSelector {
   if (text === undefined || text.trim() === '') return []
   const out: LabelSelector = []
+  const seen = new Set<string>()
   for (const raw of splitTopLevel(text)) {
     const part = raw.trim()
     if (part === '') throw parseError('found \'\', expected: !, identifier, or \'end of string\'')
+    if (seen.has(part)) continue
+    seen.add(part)
     let m: RegExpExecArray | null
     if ((m = /^!\s*([^\s=!<>(),]+)$/.exec(part)) !== null) {
       checkKey(m[1]!)

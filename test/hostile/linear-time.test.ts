@@ -63,6 +63,7 @@ describe('quantities', () => {
 describe('selectors', () => {
   const labels: Record<string, (n: number) => string> = {
     'many requirements': n => 'a=b,'.repeat(n) + 'a=b',
+    'many distinct requirements': n => Array.from({ length: n }, (_, i) => `k${i}=v`).join(','),
     'a long set': n => `a in (${'b,'.repeat(n)}b)`,
     'a long key': n => 'a'.repeat(n) + '=b',
     'a long invalid key': n => 'a-'.repeat(n) + '!=b',
