@@ -6,6 +6,7 @@ import type { Policy } from '../plugins/audit/policy.js'
 import type { AppOptions } from '../server/app.js'
 import { authOptions } from './auth-options.js'
 import type { Flags } from './flags.js'
+import { stoppingStart } from './stop-on-signal.js'
 
 /** What the process has ready before the app: its database, certificates and audit policy. */
 export interface Prepared {
@@ -27,6 +28,18 @@ function readFlagFile (flag: string, path: string | undefined): string | undefin
   }
 }
 
+/** pino's warn level: what a start stopped by a signal no longer says (its errors it still does). */
+const WARN = 40
+
+/**
+ * A signal while the server starts stops the embedded PostgreSQL under the start: its pools,
+ * log reader and controllers then warn of a database that went away, which is the stop itself.
+ */
+function dropWarningsOfAStoppedStart (this: unknown, args: unknown[], method: (...a: unknown[]) => void, level: number): void {
+  if (level <= WARN && stoppingStart()) return
+  method.apply(this, args)
+}
+
 export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Prepared): AppOptions {
   const clientCA = [pki.caCertPem, ...(flags.clientCaFile === undefined ? [] : [readFileSync(flags.clientCaFile, 'utf8')])].join('\n')
   const tls = {
@@ -37,7 +50,7 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
   return {
     databaseUrl,
     tls,
-    logger: { level: flags.logLevel },
+    logger: { level: flags.logLevel, hooks: { logMethod: dropWarningsOfAStoppedStart } },
     logRequests: verbose(flags),
     compactionIntervalMs: flags.compactionIntervalMs,
     tokenAuthFile: flags.tokenAuthFile,

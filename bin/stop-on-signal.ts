@@ -16,6 +16,9 @@ export function startFailedExit (code: number, report: () => void): never {
   process.exit(received === undefined ? code : exitCodeOf(received))
 }
 
+/** Whether a signal is stopping the start: the warnings of a start failing under it are no news. */
+export const stoppingStart = (): boolean => received !== undefined
+
 /**
  * Until the server is up, SIGTERM or SIGINT stops the embedded PostgreSQL and ends the process:
  * Node's default would end it at once and leave the database running, its data directory locked.
