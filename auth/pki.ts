@@ -255,7 +255,7 @@ async function lacksNames(certPath: string, wanted: x509.JsonGeneralName[]): Pro
  */
 function sanEntries(text: string): Array<{ type: 'dns' | 'ip', value: string }> {
   const entries: Array<{ type: 'dns' | 'ip', value: string }> = []
-  for (const m of text.matchAll(/(DNS|IP Address|[A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)/g)) {
+  for (const m of text.matchAll(/([A-Za-z ]+):("(?:[^"\\]|\\.)*"|[^,]*)(?:, |$)/g)) {
     const type = m[1] === 'DNS' ? 'dns' : m[1] === 'IP Address' ? 'ip' : undefined
     if (type === undefined) continue
     let value = m[2]!

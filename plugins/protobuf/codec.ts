@@ -67,6 +67,7 @@ export class ProtobufCodec {
 
   private constructor () {}
 
+  /** The codec; its messages are built when first needed (or by `warm`). */
   static async load (): Promise<ProtobufCodec> {
     return new ProtobufCodec()
   }

@@ -71,7 +71,7 @@ describe('the embedded PostgreSQL started before the flags are all read', () => 
   })
 
   /** Starts the server on `dataDir` and sends SIGTERM after `delayMs` (or once `when` holds): how it ended, and what it wrote. */
-  async function signalledStart (dataDir: string, delayMs: number, when?: () => boolean): Promise<{ code: number | null, signal: NodeJS.Signals | null, stderr: string, warnings: string[] }> {
+  async function signalledStart (dataDir: string, delayMs: number, when?: () => boolean): Promise<{ code: number | null, signal: NodeJS.Signals | null, stderr: string, logged: string[] }> {
     const { command, args, cwd } = serverCommand(['--data-dir', dataDir, '--secure-port', '0', '--log-level', 'warn'])
     const child = spawn(command, args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
     let stderr = ''
@@ -85,9 +85,9 @@ describe('the embedded PostgreSQL started before the flags are all read', () => 
     }
     child.kill('SIGTERM')
     const [code, signal] = await exited
-    // The log's lines (JSON at --log-level warn); the ready line is plain text.
-    const warnings = stdout.split('\n').filter(line => line.startsWith('{'))
-    return { code, signal, stderr, warnings }
+    // The log's lines (JSON, warnings and errors at --log-level warn); the ready line is plain text.
+    const logged = stdout.split('\n').filter(line => line.startsWith('{'))
+    return { code, signal, stderr, logged }
   }
 
   it('stopped by SIGTERM during a first start, once its new database runs, leaves no database running', async () => {
@@ -105,13 +105,13 @@ describe('the embedded PostgreSQL started before the flags are all read', () => 
 
   it('stopped by SIGTERM at any point of its start, stops its database and ends as the signal says, with no error or warning', async () => {
     for (const delayMs of [150, 400, 700, 1000, 1400, 1800]) {
-      const { code, signal, stderr, warnings } = await signalledStart(dir, delayMs)
+      const { code, signal, stderr, logged } = await signalledStart(dir, delayMs)
       // Before the entry's handler: Node's default (killed by the signal); during the start:
       // 143; once serving: the graceful stop's 0.
       assert.ok(signal === 'SIGTERM' || code === 143 || code === 0, `after ${delayMs} ms: exit ${code} ${signal}: ${stderr}`)
       assert.equal(stderr, '', `after ${delayMs} ms`)
       // The database stops under the start: what then fails of it is the stop, not news.
-      assert.deepEqual(warnings, [], `after ${delayMs} ms`)
+      assert.deepEqual(logged, [], `after ${delayMs} ms`)
       assert.equal(existsSync(join(dir, 'postgres', 'postmaster.pid')), false, `after ${delayMs} ms the database is stopped`)
     }
   })
