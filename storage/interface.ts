@@ -179,15 +179,25 @@ export interface PageQuery {
   filter?: (o: CachedObject) => boolean
   /** Terms every accepted object meets (all of them): an index of label keys narrows the scan when they select few. */
   labels?: readonly LabelTerm[]
+  /**
+   * What `filter` accepts, as text: two queries with the same text select the same objects. A
+   * filtered first page of the newest state is shared (CachePage.shared) only when it is given.
+   */
+  selection?: string
 }
 
 export interface CachePage {
-  items: CachedObject[]
+  readonly items: readonly CachedObject[]
   revision: number
   /** Whether another object (another accepted one, with a filter) follows the page. */
   more: boolean
   /** Without a filter, and when `more`: how many objects follow the page, from the index's ranks. */
   remaining?: number
+  /**
+   * The items array is the one every list of this page shares until something under its prefix
+   * changes (storage/page-memo.ts): a reader may key what it derives from the page on it.
+   */
+  shared?: true
 }
 
 export interface WatchHandle {

@@ -8,6 +8,7 @@ import {
 import { Entry, Event } from './cache-entries.js'
 import { countUnder, PastState, readPage } from './cache-pages.js'
 import { LabelIndex } from './label-index.js'
+import { PageMemo } from './page-memo.js'
 import { SortedKeys } from './sorted-keys.js'
 import { markStartUp } from '../resources/start-up-timeline.js'
 
@@ -61,6 +62,7 @@ const RESYNC_MAX_BACKOFF_MS = 5000
  */
 export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = {}): WatchCaches {
   const caches = new Map<string, Cache>()
+  const memo = new PageMemo()
   let unsubscribe: (() => void) | undefined
   let starting: Promise<void> | undefined
   let stopped = false
@@ -126,7 +128,7 @@ export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = 
   return {
     register (prefix, extractAttrs, o = {}) {
       if (caches.has(prefix)) throw new Error(`watch cache for ${prefix} already registered`)
-      const cache = new Cache(storage, prefix, extractAttrs, o.windowSize ?? DEFAULT_WINDOW, opts.logger, o.transform)
+      const cache = new Cache(storage, prefix, extractAttrs, o.windowSize ?? DEFAULT_WINDOW, memo, opts.logger, o.transform)
       caches.set(prefix, cache)
       // Before the subscription exists, connect() fills it with the others.
       if (unsubscribe !== undefined) {
@@ -139,6 +141,7 @@ export function createWatchCaches (storage: Storage, opts: WatchCachesOptions = 
     unregister (prefix) {
       caches.get(prefix)?.stop(new StorageError('Removed', prefix, 'the resource is no longer served here'))
       caches.delete(prefix)
+      memo.dropUnder(prefix)
     },
     all: () => [...caches.values()],
     start () {
@@ -198,7 +201,7 @@ class Cache implements WatchCache {
   private waiters: Waiter[] = []
 
   constructor (private readonly storage: Storage, readonly prefix: string, private readonly extract: ExtractAttrs,
-    private readonly windowSize: number, private readonly logger?: { warn (obj: object, msg: string): void },
+    private readonly windowSize: number, private readonly memo: PageMemo, private readonly logger?: { warn (obj: object, msg: string): void },
     private readonly transform: (json: string) => string = json => json) {
     this.ready = new Promise<void>((resolve, reject) => {
       this.resolveReady = resolve
@@ -230,6 +233,7 @@ class Cache implements WatchCache {
       })
       this.objects = objects
       this.keys.reset(keys)
+      this.memo.dropUnder(this.prefix)
       this.pasts = []
       this.labels = undefined
       this.revision = revision
@@ -274,6 +278,7 @@ class Cache implements WatchCache {
         if (prev === undefined) this.keys.add(e.key)
       }
       this.labels?.touch(e.key)
+      this.memo.changed(this.prefix, e.key)
       this.events.push(ce)
       if (this.events.length - this.head > this.windowSize) this.dropOldest()
       this.revision = e.revision
@@ -327,11 +332,19 @@ class Cache implements WatchCache {
         if (past === undefined) return undefined
       }
     }
+    // A first page of the newest state, which every such list shares while its prefix is unchanged.
+    const variant = q.revision === undefined && q.after === undefined && (q.filter === undefined || q.selection !== undefined)
+      ? `${q.limit ?? ''}\0${q.selection ?? ''}`
+      : undefined
+    const kept = variant === undefined ? undefined : this.memo.get(q.prefix, variant)
+    if (kept !== undefined) return { items: kept.items, revision: this.revision, more: kept.more, remaining: kept.remaining, shared: true }
     let candidates: Iterable<string> | undefined
     if (q.labels !== undefined && q.labels.length > 0 && this.labels?.built === true) {
       candidates = this.labels.candidates(q.labels, Math.max(64, countUnder(this.keys, q.prefix) * INDEX_SHARE))
     }
-    return readPage(this, q, revision, past, candidates)
+    const page = readPage(this, q, revision, past, candidates)
+    const shared = variant === undefined || !this.filled ? undefined : this.memo.keep(q.prefix, variant, page.items, page.more, page.remaining)
+    return shared === undefined ? page : { ...page, items: shared.items, shared: true }
   }
 
   indexLabels (): Promise<void> {

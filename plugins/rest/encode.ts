@@ -62,11 +62,15 @@ function streamOf (pieces: Iterable<string>): Readable {
 /** Pulled as the socket drains: at most a chunk or two are held beside the items. */
 const pulled = (chunks: Iterable<Buffer>): Readable => Readable.from(chunks, { objectMode: false, highWaterMark: CHUNK })
 
+/** Whether an audit records this request's answer (it then keeps the answer whole). */
+function answerRecorded (reply: FastifyReply): boolean {
+  const audit = reply.request.auditContext
+  return audit !== null && audit !== undefined && audit.decision.level === 'RequestResponse'
+}
+
 /** Whether a list answer is streamed: large, plain JSON, and not kept whole by an audit that records answers. */
 function streams (reply: FastifyReply, items: ReadonlyArray<{ json: string }>, o: EncodeOptions): boolean {
-  if (o.pretty || listStreaming.minChars === Infinity) return false
-  const audit = reply.request.auditContext
-  if (audit !== null && audit !== undefined && audit.decision.level === 'RequestResponse') return false
+  if (o.pretty || listStreaming.minChars === Infinity || answerRecorded(reply)) return false
   let chars = 0
   for (const item of items) {
     chars += item.json.length
@@ -91,8 +95,37 @@ function * rowsOf (r: Resource, items: ReadonlyArray<{ json: string }>, o: Encod
   for (const item of items) yield JSON.stringify(tableRow(r, JSON.parse(item.json) as AnyObject, o.includeObject, o.repr.apiVersion))
 }
 
-/** A list, concatenating the items' stored JSON without parsing it; a streamed protobuf list once its length is known. */
-export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json: string }>, listMeta: AnyObject, o: EncodeOptions): FastifyReply | Promise<FastifyReply> {
+/**
+ * The items' JSON joined by commas, as bytes, kept for a shared items array (ListResult.shared)
+ * as long as the array lives: the cache's page memo drops the array when its prefix changes.
+ */
+const joinedItems = new WeakMap<ReadonlyArray<{ json: string }>, Buffer>()
+const LIST_END = Buffer.from(']}')
+
+function joinedBytes (items: ReadonlyArray<{ json: string }>): Buffer {
+  let bytes = joinedItems.get(items)
+  if (bytes === undefined) {
+    let text = ''
+    for (let i = 0; i < items.length; i++) text += (i === 0 ? '' : ',') + items[i]!.json
+    joinedItems.set(items, bytes = Buffer.from(text))
+  }
+  return bytes
+}
+
+/** The kept bytes in CHUNK slices, none copied, between the envelope's head and end. */
+function * slicesOf (head: Buffer, bytes: Buffer): Generator<Buffer> {
+  yield head
+  for (let at = 0; at < bytes.length; at += CHUNK) yield bytes.subarray(at, at + CHUNK)
+  yield LIST_END
+}
+
+/**
+ * A list, concatenating the items' stored JSON without parsing it; a streamed protobuf list once
+ * its length is known. `shared`: the items array is a cached page's (ListResult.shared), whose
+ * JSON bytes are then made once and answered again while the page stays.
+ */
+export function sendList (reply: FastifyReply, r: Resource, items: ReadonlyArray<{ json: string }>, listMeta: AnyObject, o: EncodeOptions,
+  shared = false): FastifyReply | Promise<FastifyReply> {
   if (o.repr.as === 'Table') {
     if (streams(reply, items, o)) {
       // JSON.stringify without spacing composes: the rows written one by one are the same bytes.
@@ -113,6 +146,13 @@ export function sendList (reply: FastifyReply, r: Resource, items: Array<{ json:
     return sendText(reply, 200, JSON.stringify(body), o)
   }
   const head = `{"kind":${JSON.stringify(r.listKind)},"apiVersion":${JSON.stringify(r.apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`
+  if (shared && o.repr.as === 'json' && !o.pretty && !answerRecorded(reply)) {
+    const bytes = joinedBytes(items)
+    const headBytes = Buffer.from(head)
+    return bytes.length > listStreaming.minChars
+      ? reply.code(200).type(STREAMED_JSON).send(pulled(slicesOf(headBytes, bytes)))
+      : reply.code(200).type(STREAMED_JSON).send(Buffer.concat([headBytes, bytes, LIST_END]))
+  }
   const streamed = (o.repr.as === 'json' || o.repr.as === 'protobuf') && streams(reply, items, o)
   if (streamed && o.repr.as === 'protobuf') {
     const mediaType = o.repr.mediaType

@@ -8,10 +8,12 @@ import { matchesFields, matchesLabels, type FieldSelector, type LabelSelector } 
 import { encodeContinue } from './continue.js'
 
 export interface ListResult {
-  items: Array<{ key: string, json: string }>
+  items: ReadonlyArray<{ key: string, json: string }>
   revision: number
   continue?: string
   remaining?: number
+  /** The items array is shared while the listed state holds (CachePage.shared). */
+  shared?: true
 }
 
 export interface Selection { labels: LabelSelector, fields: FieldSelector }
@@ -43,10 +45,12 @@ export function listFromCache (cache: WatchCache, prefix: string, limit: number 
     limit,
     revision,
     filter: filtered ? (o: CachedObject) => selects(sel, o.attrs) : undefined,
-    labels: filtered ? labelTerms(sel.labels) : undefined
+    labels: filtered ? labelTerms(sel.labels) : undefined,
+    selection: filtered ? JSON.stringify([sel.labels, sel.fields]) : undefined
   })
   if (page === undefined) return undefined
   const result: ListResult = { items: page.items, revision: page.revision }
+  if (page.shared === true) result.shared = true
   if (page.more) {
     result.continue = encodeContinue(page.revision, page.items[page.items.length - 1]!.key.slice(prefix.length))
     if (!filtered) result.remaining = page.remaining

@@ -27,7 +27,7 @@ export async function list (call: RestCall): Promise<unknown> {
     const jsons = convertsOutOfProcess(call) ? await inPathVersion(call, page.items.map(i => i.json)) : page.items.map(i => answerJson(call, i.json))
     return sendList(call.reply, { ...call.served, apiVersion: alias }, jsons.map(json => ({ json })), listMeta, call.enc)
   }
-  return sendList(call.reply, call.stored, page.items, listMeta, call.enc)
+  return sendList(call.reply, call.stored, page.items, listMeta, call.enc, page.shared)
 }
 
 export async function watch (call: RestCall): Promise<unknown> {

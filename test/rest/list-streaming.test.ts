@@ -59,3 +59,61 @@ test('streamed and unstreamed lists answer the same bytes: JSON, Table, metadata
     }
   }
 })
+
+test('a namespace listed again answers from its kept bytes: the bytes a fresh list has, and never a stale one', async (t) => {
+  const app = await buildTestApp(t)
+  const create = async (name: string, ns = 'default'): Promise<void> => {
+    const res = await app.request({ method: 'POST', url: `/api/v1/namespaces/${ns}/configmaps`, payload: { metadata: { name, labels: { all: 'yes' } }, data: { text: `ü ${'y'.repeat(3000)} ${name}` } } })
+    assert.equal(res.statusCode, 201, res.body)
+  }
+  await app.request({ method: 'POST', url: '/api/v1/namespaces', payload: { metadata: { name: 'other' } } })
+  for (let i = 0; i < 120; i++) await create(`cm-${i}`)
+  const before = listStreaming.minChars
+  t.after(() => { listStreaming.minChars = before })
+  // A selector every item matches, each time spelled anew (a page is kept by its selection's
+  // text), reads them afresh: the kept answer must be its bytes.
+  let spelling = 0
+  const fresh = async (url: string): Promise<Buffer> => (await app.request({ method: 'GET', url: `${url}${url.includes('?') ? '&' : '?'}labelSelector=${encodeURIComponent(`all,!absent-${spelling++}`)}` })).rawPayload
+  const names = (body: Buffer): string[] => (JSON.parse(body.toString()) as { items: Array<{ metadata: { name: string } }> }).items.map(i => i.metadata.name)
+  for (const minChars of [before, Infinity]) {
+    listStreaming.minChars = minChars
+    for (const url of [CM, `${CM}?limit=50`]) {
+      const first = await app.request({ method: 'GET', url })
+      const again = await app.request({ method: 'GET', url })
+      assert.equal(first.statusCode, 200)
+      assert.ok(again.rawPayload.equals(first.rawPayload), `${url}: the same answer again`)
+      if (!url.includes('limit')) assert.ok(first.rawPayload.equals(await fresh(url)), `${url}: the bytes of a list read afresh`)
+      assert.equal(first.headers['content-type'], 'application/json; charset=utf-8')
+    }
+  }
+  listStreaming.minChars = before
+  const listed = await app.request({ method: 'GET', url: CM })
+  // A write elsewhere leaves the answer's items as they were (its resourceVersion is newer).
+  await create('elsewhere', 'other')
+  const afterOther = await app.request({ method: 'GET', url: CM })
+  assert.deepEqual(names(afterOther.rawPayload), names(listed.rawPayload))
+  assert.ok(afterOther.rawPayload.equals(await fresh(CM)))
+  // A create, an update and a delete in the namespace: each shows at once.
+  await create('zz-new')
+  assert.deepEqual(names((await app.request({ method: 'GET', url: CM })).rawPayload).slice(-1), ['zz-new'])
+  const patched = await app.request({ method: 'PATCH', url: `${CM}/cm-5`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { data: { text: 'changed' } } })
+  assert.equal(patched.statusCode, 200, patched.body)
+  const afterPatch = JSON.parse((await app.request({ method: 'GET', url: CM })).body) as { items: Array<{ metadata: { name: string }, data: { text: string } }> }
+  assert.equal(afterPatch.items.find(i => i.metadata.name === 'cm-5')!.data.text, 'changed')
+  assert.equal((await app.request({ method: 'DELETE', url: `${CM}/cm-7` })).statusCode, 200)
+  const afterDelete = await app.request({ method: 'GET', url: CM })
+  assert.ok(!names(afterDelete.rawPayload).includes('cm-7'))
+  assert.ok(afterDelete.rawPayload.equals(await fresh(CM)))
+  // A selected list is kept too, and a relabel shows at once.
+  const selected = `${CM}?labelSelector=all%3Dyes`
+  const kept = await app.request({ method: 'GET', url: selected })
+  assert.ok((await app.request({ method: 'GET', url: selected })).rawPayload.equals(kept.rawPayload))
+  const relabel = await app.request({ method: 'PATCH', url: `${CM}/cm-9`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { metadata: { labels: { all: 'no' } } } })
+  assert.equal(relabel.statusCode, 200, relabel.body)
+  assert.ok(!names((await app.request({ method: 'GET', url: selected })).rawPayload).includes('cm-9'))
+  // A page's continue token and count agree with a fresh read's.
+  const page = JSON.parse((await app.request({ method: 'GET', url: `${CM}?limit=50` })).body) as { metadata: { continue: string, remainingItemCount: number } }
+  assert.equal(page.metadata.remainingItemCount, 120 - 1 + 1 - 50)
+  const next = JSON.parse((await app.request({ method: 'GET', url: `${CM}?limit=50&continue=${encodeURIComponent(page.metadata.continue)}` })).body) as { items: unknown[] }
+  assert.equal(next.items.length, 50)
+})

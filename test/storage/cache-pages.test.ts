@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, it, type TestContext } from 'node:test'
-import type { CachedObject, Storage, StoredObject, WatchCache } from '../../storage/interface.js'
+import type { CachedObject, PageQuery, Storage, StoredObject, WatchCache } from '../../storage/interface.js'
 import { createWatchCaches } from '../../storage/watch-cache.js'
+import { PageMemo } from '../../storage/page-memo.js'
 import { PREFIX, configMap, extractAttrs, key, testDatabase } from './fixtures.js'
 
 async function setup (t: TestContext, windowSize?: number): Promise<{ storage: Storage, cache: WatchCache }> {
@@ -13,7 +14,7 @@ async function setup (t: TestContext, windowSize?: number): Promise<{ storage: S
   return { storage, cache }
 }
 
-const plain = (items: Array<StoredObject | CachedObject>): StoredObject[] => items.map(o => ({ key: o.key, revision: o.revision, json: o.json }))
+const plain = (items: ReadonlyArray<StoredObject | CachedObject>): StoredObject[] => items.map(o => ({ key: o.key, revision: o.revision, json: o.json }))
 
 /** Every page of a walk at `revision`, read from the cache; undefined when it cannot answer. */
 function walkCache (cache: WatchCache, prefix: string, revision: number, limit: number): { items: StoredObject[], remaining: number[] } | undefined {
@@ -141,5 +142,97 @@ describe('watch cache pages', () => {
     await storage.compact(rev)
     assert.equal(cache.page({ prefix: PREFIX, revision: rev - 1 }), undefined, 'compacted: the database answers (410)')
     assert.equal(cache.page({ prefix: PREFIX, revision: rev })!.items.length, 1)
+  })
+})
+
+describe('first pages of the newest state, shared while their prefix is unchanged', () => {
+  it('answers the same array again, and a new one once a key under its prefix changes', async (t) => {
+    const { storage, cache } = await setup(t)
+    const revs = new Map<string, number>()
+    for (const ns of ['a', 'b']) {
+      for (let i = 0; i < 5; i++) {
+        const w = await storage.write({ type: 'create', key: key(ns, `o${i}`), value: configMap(ns, `o${i}`) })
+        revs.set(w.key, w.revision)
+      }
+    }
+    const settle = async (): Promise<void> => { await cache.waitForRevision(await storage.currentRevision(), 5000) }
+    await settle()
+    const truth = async (prefix: string, limit?: number): Promise<StoredObject[]> => (await storage.list({ prefix, limit })).items
+    const first = cache.page({ prefix: `${PREFIX}a/` })!
+    assert.equal(first.shared, true)
+    assert.ok(Object.isFrozen(first.items), 'no reader can change what others read')
+    assert.equal(cache.page({ prefix: `${PREFIX}a/` })!.items, first.items, 'the same array')
+    const limited = cache.page({ prefix: `${PREFIX}a/`, limit: 2 })!
+    assert.deepEqual([limited.more, limited.remaining, limited.items.length], [true, 3, 2])
+    assert.equal(cache.page({ prefix: `${PREFIX}a/`, limit: 2 })!.items, limited.items)
+
+    // A write in another namespace leaves a's pages as they were; the cluster-wide page is new.
+    const all = cache.page({ prefix: PREFIX })!
+    await storage.write({ type: 'create', key: key('b', 'late'), value: configMap('b', 'late') })
+    await settle()
+    assert.equal(cache.page({ prefix: `${PREFIX}a/` })!.items, first.items)
+    const allAfter = cache.page({ prefix: PREFIX })!
+    assert.notEqual(allAfter.items, all.items)
+    assert.deepEqual(plain(allAfter.items), await truth(PREFIX))
+
+    // An update, a delete and a create under a: every page of a is read again, and is the truth.
+    await storage.write({ type: 'update', key: key('a', 'o1'), value: configMap('a', 'o1', { k: 'v' }), expectRevision: revs.get(key('a', 'o1'))! })
+    await settle()
+    const updated = cache.page({ prefix: `${PREFIX}a/` })!
+    assert.notEqual(updated.items, first.items)
+    assert.deepEqual(plain(updated.items), await truth(`${PREFIX}a/`))
+    await storage.write({ type: 'delete', key: key('a', 'o0'), value: configMap('a', 'o0'), expectRevision: revs.get(key('a', 'o0'))! })
+    await storage.write({ type: 'create', key: key('a', 'o9'), value: configMap('a', 'o9') })
+    await settle()
+    assert.deepEqual(plain(cache.page({ prefix: `${PREFIX}a/` })!.items), await truth(`${PREFIX}a/`))
+    const page = cache.page({ prefix: `${PREFIX}a/`, limit: 2 })!
+    assert.deepEqual(plain(page.items), await truth(`${PREFIX}a/`, 2))
+    assert.equal(page.remaining, 3)
+    // The revision is the cache's newest, whatever the page's age.
+    assert.equal(page.revision, cache.revision)
+  })
+
+  it('keeps pages within its budget, the least recently read going first', () => {
+    const memo = new PageMemo(4000)
+    const items = (ns: string, n: number): CachedObject[] => Array.from({ length: n }, (_, i) => ({ key: key(ns, `o${i}`), revision: i + 1, json: 'x'.repeat(100), attrs: { labels: {}, fields: {} } }))
+    assert.ok(memo.keep(`${PREFIX}a/`, '', items('a', 9), false, undefined))
+    assert.ok(memo.keep(`${PREFIX}b/`, '', items('b', 9), false, undefined))
+    assert.equal(memo.keep(`${PREFIX}big/`, '', items('big', 11), false, undefined), undefined, 'over a quarter of the budget')
+    assert.ok(memo.get(`${PREFIX}a/`, ''), 'a read: b is now the least recent')
+    for (const ns of ['c', 'd', 'e']) memo.keep(`${PREFIX}${ns}/`, '', items(ns, 9), false, undefined)
+    assert.equal(memo.get(`${PREFIX}b/`, ''), undefined)
+    assert.ok(memo.get(`${PREFIX}a/`, ''))
+    assert.equal(memo.size, 4)
+    memo.changed(PREFIX, key('a', 'o3'))
+    assert.equal(memo.get(`${PREFIX}a/`, ''), undefined)
+    memo.dropUnder(PREFIX)
+    assert.equal(memo.size, 0)
+    // Empty pages cost no characters: their number is bounded on its own.
+    const few = new PageMemo(4000, 3)
+    for (const ns of ['a', 'b', 'c', 'd']) few.keep(`${PREFIX}${ns}/`, '', [], false, undefined)
+    assert.equal(few.size, 3)
+    assert.equal(few.get(`${PREFIX}a/`, ''), undefined)
+    assert.equal(few.keep(`${PREFIX}a/`, 'x'.repeat(2000), [], false, undefined), undefined, 'a selection too long to key by')
+  })
+
+  it('shares a selected page by the text of its selection, until an object under its prefix changes', async (t) => {
+    const { storage, cache } = await setup(t)
+    const revs = new Map<string, number>()
+    for (let i = 0; i < 20; i++) {
+      const w = await storage.write({ type: 'create', key: key(`n${i % 2}`, `o${i}`), value: configMap(`n${i % 2}`, `o${i}`, {}, { app: `a${i % 5}` }) })
+      revs.set(w.key, w.revision)
+    }
+    await cache.waitForRevision(await storage.currentRevision(), 5000)
+    const selecting = (app: string): PageQuery => ({ prefix: PREFIX, filter: o => o.attrs.labels.app === app, labels: [{ key: 'app', values: [app] }], selection: `app=${app}` })
+    const a1 = cache.page(selecting('a1'))!
+    assert.equal(a1.shared, true)
+    assert.equal(cache.page(selecting('a1'))!.items, a1.items)
+    assert.notEqual(cache.page(selecting('a2'))!.items, a1.items)
+    assert.equal(cache.page({ ...selecting('a1'), selection: undefined })!.shared, undefined, 'no text, nothing shared')
+    // Relabelled out of the selection: the next page reads again.
+    const w = await storage.write({ type: 'update', key: key('n1', 'o1'), value: configMap('n1', 'o1', {}, { app: 'zz' }), expectRevision: revs.get(key('n1', 'o1'))! })
+    await cache.waitForRevision(w.revision, 5000)
+    const after = cache.page(selecting('a1'))!
+    assert.deepEqual(after.items.map(o => o.key), a1.items.map(o => o.key).filter(k => k !== key('n1', 'o1')))
   })
 })
