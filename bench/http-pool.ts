@@ -17,11 +17,12 @@ export function pool (t: PoolTarget, connections: number): Pool {
   })
 }
 
-/** GET `path` on `p`: how long the whole answer took, and its body. */
-export async function timedGet (p: Pool, path: string): Promise<{ ms: number, body: string }> {
+/** GET `path` on `p`: how long the whole answer took, and its body (as text; empty when `accept` asks for a binary form, which is read in full but not decoded). */
+export async function timedGet (p: Pool, path: string, accept?: string): Promise<{ ms: number, body: string }> {
   const t0 = performance.now()
-  const res = await p.request({ method: 'GET', path })
-  const body = await res.body.text()
+  const res = await p.request({ method: 'GET', path, headers: accept === undefined ? undefined : { accept } })
+  const binary = accept !== undefined && !accept.startsWith('application/json')
+  const body = binary ? await res.body.arrayBuffer().then(() => '') : await res.body.text()
   if (res.statusCode !== 200) throw new Error(`LIST ${path}: ${res.statusCode} ${body.slice(0, 300)}`)
   return { ms: performance.now() - t0, body }
 }

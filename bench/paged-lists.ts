@@ -35,11 +35,13 @@ export interface PagedResult {
   costs: { walk: Costs, unpaged: Costs }
   unpagedBytes: number
   namespace: LatencySummary
+  /** The namespace's list in protobuf, timed to its last byte. */
+  namespaceProtobuf: LatencySummary
   namespaceItems: number
   selector: LatencySummary
   selectorItems: number
   /** The server's CPU per namespace list and per selector list, in ms (the timed answers'). */
-  serverCpuPerList: { namespace: number, selector: number }
+  serverCpuPerList: { namespace: number, namespaceProtobuf: number, selector: number }
   stringify: { all: LatencySummary, namespace: LatencySummary, selector: LatencySummary }
 }
 
@@ -82,13 +84,13 @@ function listMetadataOf (body: string): ListDoc {
 export async function pagedLists (job: PagedJob): Promise<PagedResult> {
   const t = job.target
   const p = pool(t, 1)
-  const time = async (path: string): Promise<{ ms: number, body: string }> => await timedGet(p, path)
+  const time = async (path: string, accept?: string): Promise<{ ms: number, body: string }> => await timedGet(p, path, accept)
   /** `n` timed answers after `warmup` untimed ones, and the last document. */
-  const repeat = async (path: string, n: number, warmup: number): Promise<{ ms: number[], last: string }> => {
+  const repeat = async (path: string, n: number, warmup: number, accept?: string): Promise<{ ms: number[], last: string }> => {
     const ms: number[] = []
     let last = ''
     for (let i = 0; i < warmup + n; i++) {
-      const a = await time(path)
+      const a = await time(path, accept)
       if (i >= warmup) ms.push(a.ms)
       last = a.body
     }
@@ -165,15 +167,17 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
     if (all!.items.length !== objects) throw new Error(`the unpaged list has ${all!.items.length} items, the walk ${objects}`)
     const allStringify = stringify(all, job.unpagedIterations, 1)
     all = undefined
-    const serverCpuPer = async (path: string): Promise<{ ms: number[], last: string, cpu: number }> => {
+    const serverCpuPer = async (path: string, accept?: string): Promise<{ ms: number[], last: string, cpu: number }> => {
       // The warm-ups outside the CPU count: the first selector list builds the label index.
-      await repeat(path, 0, job.warmup)
+      await repeat(path, 0, job.warmup, accept)
       const c0 = costsNow(job.serverPid)
-      const got = await repeat(path, job.iterations, 0)
+      const got = await repeat(path, job.iterations, 0, accept)
       return { ...got, cpu: costsSince(c0, job.serverPid).serverCpu / job.iterations }
     }
     const ns = await serverCpuPer(job.namespacePath)
     const nsDoc = JSON.parse(ns.last) as ListDoc
+    // The same list in protobuf (client-go's form for built-in kinds), right after the JSON one.
+    const nsProtobuf = await serverCpuPer(job.namespacePath, 'application/vnd.kubernetes.protobuf')
     const sel = await serverCpuPer(`${job.allPath}?labelSelector=${encodeURIComponent(job.selector)}`)
     const selDoc = JSON.parse(sel.last) as ListDoc
     return {
@@ -185,10 +189,11 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
       costs: { walk: medianCosts(costs.walk), unpaged: medianCosts(costs.unpaged) },
       unpagedBytes,
       namespace: latencySummary(ns.ms),
+      namespaceProtobuf: latencySummary(nsProtobuf.ms),
       namespaceItems: nsDoc.items.length,
       selector: latencySummary(sel.ms),
       selectorItems: selDoc.items.length,
-      serverCpuPerList: { namespace: ns.cpu, selector: sel.cpu },
+      serverCpuPerList: { namespace: ns.cpu, namespaceProtobuf: nsProtobuf.cpu, selector: sel.cpu },
       stringify: {
         all: latencySummary(allStringify),
         namespace: latencySummary(stringify(nsDoc, job.iterations, job.warmup)),

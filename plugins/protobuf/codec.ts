@@ -141,10 +141,11 @@ export class ProtobufCodec {
    * A list's envelope in chunks, encoded as they are read (see list-stream.ts); undefined when the
    * kind has no list message or an item's message cannot hold it (then the list is answered in JSON).
    */
-  async listInChunks (apiVersion: string, listKind: string, listMeta: AnyObject, items: ReadonlyArray<{ json: string }>, chunkBytes: number): Promise<ListParts | undefined> {
+  async listInChunks (apiVersion: string, listKind: string, listMeta: AnyObject, items: ReadonlyArray<{ json: string }>, chunkBytes: number,
+    shared = false): Promise<ListParts | undefined> {
     const list = this.messageOf(apiVersion, listKind)
     if (list === undefined) return undefined
-    return await listParts({ list, unknown: this.unknown, prefix: ENVELOPE_PREFIX }, apiVersion, listKind, listMeta, items, chunkBytes)
+    return await listParts({ list, unknown: this.unknown, prefix: ENVELOPE_PREFIX }, apiVersion, listKind, listMeta, items, chunkBytes, shared)
   }
 
   /** The typeMeta and raw message of an envelope; a missing prefix or an undecodable body throws. */

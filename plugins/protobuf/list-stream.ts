@@ -5,7 +5,11 @@
 // a collection listed again costs its first pass only for what changed; the encodings themselves
 // are not kept: that would hold a second copy of the live set (about 0.8x its JSON) for every
 // kind a protobuf client lists, where the second encoding costs only CPU while the list is sent.
-// The first pass yields to other requests every few hundred items it has to encode.
+// The first pass yields to other requests every few hundred items it has to encode. A page the
+// watch cache shares while its prefix is unchanged (ListResult.shared) is the exception: its
+// items' encoding is kept beside its array, as the JSON encoder keeps its bytes, and is gone
+// with it, so only pages listed again, within the cache's budget for them, hold one.
+
 import protobuf from 'protobufjs'
 import type { AnyObject } from '../../resources/define.js'
 import { ConversionError, toMessage } from './convert.js'
@@ -22,6 +26,30 @@ const ITEMS_PER_TURN = 200
 
 /** Each item message type's encoded lengths, by the item object (the watch cache's, for one version of an object). */
 const lengthsByType = new WeakMap<protobuf.Type, WeakMap<object, number>>()
+
+/** The items of a shared page, each tagged and length-prefixed as the list's field: kept while the array lives. */
+const keptItems = new WeakMap<ReadonlyArray<{ json: string }>, { type: protobuf.Type, bytes: Buffer }>()
+
+/** `items` encoded as the list's repeated field, made once per shared array; throws ConversionError as the encoding does. */
+async function encodedItems (item: protobuf.Type, itemTag: number, items: ReadonlyArray<{ json: string }>): Promise<Buffer> {
+  const kept = keptItems.get(items)
+  if (kept?.type === item) return kept.bytes
+  const parts: Buffer[] = []
+  let w = protobuf.Writer.create()
+  for (let i = 0; i < items.length; i++) {
+    w.uint32(itemTag)
+    item.encodeDelimited(toMessage(item, JSON.parse(items[i]!.json)), w)
+    if ((i + 1) % ITEMS_PER_TURN === 0) {
+      parts.push(asBuffer(w.finish()))
+      w = protobuf.Writer.create()
+      await nextTurn()
+    }
+  }
+  parts.push(asBuffer(w.finish()))
+  const bytes = Buffer.concat(parts)
+  keptItems.set(items, { type: item, bytes })
+  return bytes
+}
 
 export interface ListParts {
   /** The answer's length in bytes. */
@@ -44,7 +72,7 @@ export interface ListTypes {
  * `metadata = 1; repeated items = 2` whose items can be appended last.
  */
 export async function listParts (types: ListTypes, apiVersion: string, kind: string, listMeta: AnyObject,
-  items: ReadonlyArray<{ json: string }>, chunkBytes: number): Promise<ListParts | undefined> {
+  items: ReadonlyArray<{ json: string }>, chunkBytes: number, shared = false): Promise<ListParts | undefined> {
   const itemsField = types.list.fields.items
   const itemType = itemsField?.resolvedType
   // protobufjs writes fields in the order of their numbers: the items go last only if theirs is the highest.
@@ -53,6 +81,7 @@ export async function listParts (types: ListTypes, apiVersion: string, kind: str
   const item: protobuf.Type = itemType
   const itemTag = lengthDelimited(itemsField.id)
   const messageOf = (json: string): AnyObject => toMessage(item, JSON.parse(json))
+  if (shared) return await sharedParts(types, apiVersion, kind, listMeta, item, itemTag, items, chunkBytes)
   let head: Uint8Array
   const lengths = new Uint32Array(items.length)
   let rawLength = 0
@@ -77,13 +106,10 @@ export async function listParts (types: ListTypes, apiVersion: string, kind: str
     if (err instanceof ConversionError) return undefined
     throw err
   }
-  const rawField = types.unknown.fields.raw!
-  const envelopeHead = types.unknown.encode({ typeMeta: { apiVersion, kind } })
-    .uint32(lengthDelimited(rawField.id)).uint32(rawLength).finish()
-  const length = types.prefix.length + envelopeHead.length + rawLength
+  const opening = openingBytes(types, apiVersion, kind, head, rawLength)
   function * chunks (): Generator<Buffer> {
     let w = protobuf.Writer.create()
-    yield Buffer.concat([types.prefix, envelopeHead, head])
+    yield opening
     for (let i = 0; i < items.length; i++) {
       w.uint32(itemTag).uint32(lengths[i]!)
       item.encode(messageOf(items[i]!.json), w)
@@ -94,5 +120,32 @@ export async function listParts (types: ListTypes, apiVersion: string, kind: str
     }
     if (w.len > 0) yield asBuffer(w.finish())
   }
-  return { length, chunks }
+  return { length: opening.length + rawLength - head.length, chunks }
+}
+
+/** The answer's bytes before its items: the envelope's prefix and head (`raw` of `rawLength` bytes), and the list's head. */
+function openingBytes (types: ListTypes, apiVersion: string, kind: string, head: Uint8Array, rawLength: number): Buffer {
+  const envelopeHead = types.unknown.encode({ typeMeta: { apiVersion, kind } })
+    .uint32(lengthDelimited(types.unknown.fields.raw!.id)).uint32(rawLength).finish()
+  return Buffer.concat([types.prefix, envelopeHead, head])
+}
+
+/** A shared page's list: its items' kept encoding, in slices of `chunkBytes`, after the list's own head. */
+async function sharedParts (types: ListTypes, apiVersion: string, kind: string, listMeta: AnyObject, item: protobuf.Type, itemTag: number,
+  items: ReadonlyArray<{ json: string }>, chunkBytes: number): Promise<ListParts | undefined> {
+  let head: Uint8Array
+  let bytes: Buffer
+  try {
+    head = types.list.encode(toMessage(types.list, { apiVersion, kind, metadata: listMeta, items: [] })).finish()
+    bytes = await encodedItems(item, itemTag, items)
+  } catch (err) {
+    if (err instanceof ConversionError) return undefined
+    throw err
+  }
+  const opening = openingBytes(types, apiVersion, kind, head, head.length + bytes.length)
+  function * chunks (): Generator<Buffer> {
+    yield opening
+    for (let at = 0; at < bytes.length; at += chunkBytes) yield bytes.subarray(at, at + chunkBytes)
+  }
+  return { length: opening.length + bytes.length, chunks }
 }

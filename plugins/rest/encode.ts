@@ -38,7 +38,11 @@ export function sendObject (reply: FastifyReply, code: number, r: Resource, json
  * reference streams its JSON collections), never built as one string. Settable for tests, which
  * compare both ways.
  */
-export const listStreaming = { minChars: 256 * 1024 }
+export const listStreaming = {
+  minChars: 256 * 1024,
+  /** Whether a shared page's kept encodings answer (tests turn it off to compare with the answers made afresh). */
+  keptPages: true
+}
 const CHUNK = 64 * 1024
 /** What Fastify writes for a JSON string; a stream gets no charset of its own. */
 const STREAMED_JSON = `${MEDIA_TYPES.json}; charset=utf-8`
@@ -146,7 +150,8 @@ export function sendList (reply: FastifyReply, r: Resource, items: ReadonlyArray
     return sendText(reply, 200, JSON.stringify(body), o)
   }
   const head = `{"kind":${JSON.stringify(r.listKind)},"apiVersion":${JSON.stringify(r.apiVersion)},"metadata":${JSON.stringify(listMeta)},"items":[`
-  if (shared && o.repr.as === 'json' && !o.pretty && !answerRecorded(reply)) {
+  const kept = shared && listStreaming.keptPages && !o.pretty && !answerRecorded(reply)
+  if (kept && o.repr.as === 'json') {
     const bytes = joinedBytes(items)
     const headBytes = Buffer.from(head)
     return bytes.length > listStreaming.minChars
@@ -154,18 +159,24 @@ export function sendList (reply: FastifyReply, r: Resource, items: ReadonlyArray
       : reply.code(200).type(STREAMED_JSON).send(Buffer.concat([headBytes, bytes, LIST_END]))
   }
   const streamed = (o.repr.as === 'json' || o.repr.as === 'protobuf') && streams(reply, items, o)
-  if (streamed && o.repr.as === 'protobuf') {
+  if (o.repr.as === 'protobuf' && (streamed || kept)) {
     const mediaType = o.repr.mediaType
-    return reply.server.protobuf.listInChunks(r.apiVersion, r.listKind, listMeta, items, CHUNK).then(parts => parts === undefined
-      ? reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
+    return reply.server.protobuf.listInChunks(r.apiVersion, r.listKind, listMeta, items, CHUNK, kept).then(parts => {
+      if (parts === undefined) return streamed ? reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items)))) : sendText(reply, 200, wholeJson(head, items), { ...o, repr: { as: 'json' } })
       // The length is known up front (the envelope needs it), so the answer carries it as a whole one does.
-      : reply.code(200).type(mediaType).header('content-length', parts.length).send(pulled(parts.chunks())))
+      if (streamed) return reply.code(200).type(mediaType).header('content-length', parts.length).send(pulled(parts.chunks()))
+      return reply.code(200).type(mediaType).send(Buffer.concat([...parts.chunks()]))
+    })
   }
   if (streamed) return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, itemsJson(items))))
+  return sendText(reply, 200, wholeJson(head, items), o)
+}
+
+/** A list's JSON as one string, from its head (up to the items' `[`). */
+function wholeJson (head: string, items: ReadonlyArray<{ json: string }>): string {
   let json = head
   for (let i = 0; i < items.length; i++) json += (i === 0 ? '' : ',') + items[i]!.json
-  json += ']}'
-  return sendText(reply, 200, json, o)
+  return json + ']}'
 }
 
 /** A plain document (Status, discovery), honouring pretty and YAML. */

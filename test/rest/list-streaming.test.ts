@@ -18,7 +18,7 @@ test('streamed and unstreamed lists answer the same bytes: JSON, Table, metadata
     assert.equal(res.statusCode, 201, res.body)
   }
   const before = listStreaming.minChars
-  t.after(() => { listStreaming.minChars = before })
+  t.after(() => { listStreaming.minChars = before; listStreaming.keptPages = true })
   const cases: Array<[string, string]> = [
     [CM, 'application/json'],
     [`${CM}?limit=25`, 'application/json'],
@@ -37,8 +37,19 @@ test('streamed and unstreamed lists answer the same bytes: JSON, Table, metadata
   ]
   const inChunks = t.mock.method(ProtobufCodec.prototype, 'listInChunks')
   for (const [url, accept] of cases) {
+    // Made afresh, whole; then streamed, made afresh; then from the page the cache keeps, whole and streamed.
+    listStreaming.keptPages = false
     listStreaming.minChars = Infinity
     const whole = await app.request({ method: 'GET', url, headers: { accept } })
+    for (const [minChars, keptPages] of [[Infinity, true], [0, true]] as const) {
+      listStreaming.minChars = minChars
+      listStreaming.keptPages = keptPages
+      const kept = await app.request({ method: 'GET', url, headers: { accept } })
+      assert.equal(kept.statusCode, 200, kept.body)
+      assert.equal(kept.headers['content-type'], whole.headers['content-type'], `${url} ${accept}`)
+      assert.ok(kept.rawPayload.equals(whole.rawPayload), `${url} ${accept}: the same bytes from a kept page (${minChars})`)
+    }
+    listStreaming.keptPages = false
     listStreaming.minChars = 0
     const chunkedBefore = inChunks.mock.callCount()
     const streamed = await app.request({ method: 'GET', url, headers: { accept } })
@@ -104,6 +115,15 @@ test('a namespace listed again answers from its kept bytes: the bytes a fresh li
   const afterDelete = await app.request({ method: 'GET', url: CM })
   assert.ok(!names(afterDelete.rawPayload).includes('cm-7'))
   assert.ok(afterDelete.rawPayload.equals(await fresh(CM)))
+  // Protobuf from the kept page: the items' encoding is kept too, and a change shows at once.
+  const protobufNames = async (): Promise<string[]> => {
+    const res = await app.request({ method: 'GET', url: CM, headers: { accept: PROTOBUF } })
+    assert.equal(res.headers['content-type'], 'application/vnd.kubernetes.protobuf')
+    return ((app.app.protobuf.decode(res.rawPayload) as { items: Array<{ metadata: { name: string } }> }).items).map(i => i.metadata.name)
+  }
+  assert.deepEqual(await protobufNames(), names((await app.request({ method: 'GET', url: CM })).rawPayload))
+  await create('zz-protobuf')
+  assert.deepEqual((await protobufNames()).slice(-1), ['zz-protobuf'])
   // A selected list is kept too, and a relabel shows at once.
   const selected = `${CM}?labelSelector=all%3Dyes`
   const kept = await app.request({ method: 'GET', url: selected })
@@ -113,7 +133,7 @@ test('a namespace listed again answers from its kept bytes: the bytes a fresh li
   assert.ok(!names((await app.request({ method: 'GET', url: selected })).rawPayload).includes('cm-9'))
   // A page's continue token and count agree with a fresh read's.
   const page = JSON.parse((await app.request({ method: 'GET', url: `${CM}?limit=50` })).body) as { metadata: { continue: string, remainingItemCount: number } }
-  assert.equal(page.metadata.remainingItemCount, 120 - 1 + 1 - 50)
+  assert.equal(page.metadata.remainingItemCount, 120 - 1 + 2 - 50)
   const next = JSON.parse((await app.request({ method: 'GET', url: `${CM}?limit=50&continue=${encodeURIComponent(page.metadata.continue)}` })).body) as { items: unknown[] }
   assert.equal(next.items.length, 50)
 })
