@@ -13,7 +13,7 @@ export interface MemoPage {
 }
 
 /** The items' characters kept at most, over all pages; a page of more than a quarter of it is not kept. */
-export const PAGE_MEMO_CHARS = 32 * 1024 * 1024
+export const PAGE_MEMO_CHARS = 16 * 1024 * 1024
 /** Pages kept at most (empty ones cost no characters, but each costs its entry). */
 export const PAGE_MEMO_PAGES = 512
 /** What a page is kept under beside its prefix (its limit, its selectors): longer ones are not kept. */
