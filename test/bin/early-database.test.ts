@@ -1,6 +1,7 @@
 // On a data directory that already holds a cluster, the entry starts the embedded PostgreSQL
 // before it loads the rest of the server (bin/server.ts): a command line refused afterwards
-// stops that database, and an accepted one serves on it.
+// stops that database, and an accepted one serves on it (a start stopped by a signal:
+// signalled-start.test.ts).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -11,9 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import { parse } from 'yaml'
 import { startEmbeddedPostgres } from '../../storage/embedded.js'
 import { serverCommand } from '../helpers/built-server.js'
-
-/** The embedded database, not the test run's DATABASE_URL. */
-const ENV = { ...process.env, DATABASE_URL: '' }
+import { EMBEDDED_ENV as ENV, endsWithin, STOP_BOUND_MS } from '../helpers/signalled-start.js'
 
 function readyz (kubeconfig: string): Promise<number> {
   const cfg = parse(readFileSync(kubeconfig, 'utf8'))
@@ -27,20 +26,6 @@ function readyz (kubeconfig: string): Promise<number> {
     req.on('error', reject)
     req.end()
   })
-}
-
-/** Far longer than any stop takes here (under 1 s), far shorter than the file's own limit. */
-const STOP_BOUND_MS = 45_000
-
-/** `ended`, or a failure that says why it did not end in time (`onLate` ends it and explains). */
-async function endsWithin<T> (ended: Promise<T>, ms: number, onLate: () => string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => reject(new Error(onLate())), ms) })
-  try {
-    return await Promise.race([ended, late])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 describe('the embedded PostgreSQL started before the flags are all read', () => {
@@ -86,53 +71,4 @@ describe('the embedded PostgreSQL started before the flags are all read', () => 
     assert.equal(existsSync(join(dir, 'postgres', 'postmaster.pid')), false)
   })
 
-  /** Starts the server on `dataDir` and sends SIGTERM after `delayMs` (or once `when` holds): how it ended, and what it wrote. */
-  async function signalledStart (dataDir: string, delayMs: number, when?: () => boolean): Promise<{ code: number | null, signal: NodeJS.Signals | null, stderr: string, logged: string[] }> {
-    const { command, args, cwd } = serverCommand(['--data-dir', dataDir, '--secure-port', '0', '--log-level', 'debug'])
-    const child = spawn(command, args, { cwd, env: ENV, stdio: ['ignore', 'pipe', 'pipe'] })
-    let stderr = ''
-    let stdout = ''
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>(resolve => child.once('exit', (code, signal) => resolve([code, signal])))
-    await new Promise(resolve => setTimeout(resolve, delayMs))
-    for (let waited = 0; when !== undefined && !when() && child.exitCode === null && waited < 120_000; waited += 20) {
-      await new Promise(resolve => setTimeout(resolve, 20))
-    }
-    child.kill('SIGTERM')
-    const [code, signal] = await endsWithin(exited, STOP_BOUND_MS, () => {
-      child.kill('SIGKILL')
-      return `a start signalled after ${delayMs} ms did not end within ${STOP_BOUND_MS / 1000} s; its log:\n${stdout}${stderr}`
-    })
-    // Logged at debug, so that a start that does not end says how far it got; what the test
-    // reads is its warnings and errors (pino's levels 40 and up). The ready line is plain text.
-    const logged = stdout.split('\n').filter(line => line.startsWith('{') && (JSON.parse(line) as { level: number }).level >= 40)
-    return { code, signal, stderr, logged }
-  }
-
-  it('stopped by SIGTERM during a first start, once its new database runs, leaves no database running', async () => {
-    const fresh = mkdtempSync(join(tmpdir(), 'first-start-'))
-    try {
-      // After initdb, the first start of the database: the app is still to be built.
-      const { code, signal, stderr } = await signalledStart(fresh, 0, () => existsSync(join(fresh, 'postgres', 'postmaster.pid')))
-      assert.ok(code === 143 || code === 0, `exit ${code} ${signal}: ${stderr}`)
-      assert.equal(stderr, '')
-      assert.equal(existsSync(join(fresh, 'postgres', 'postmaster.pid')), false, 'the database is stopped')
-    } finally {
-      rmSync(fresh, { recursive: true, force: true })
-    }
-  })
-
-  it('stopped by SIGTERM at any point of its start, stops its database and ends as the signal says, with no error or warning', async () => {
-    for (const delayMs of [150, 400, 700, 1000, 1400, 1800]) {
-      const { code, signal, stderr, logged } = await signalledStart(dir, delayMs)
-      // Before the entry's handler: Node's default (killed by the signal); during the start:
-      // 143; once serving: the graceful stop's 0.
-      assert.ok(signal === 'SIGTERM' || code === 143 || code === 0, `after ${delayMs} ms: exit ${code} ${signal}: ${stderr}`)
-      assert.equal(stderr, '', `after ${delayMs} ms`)
-      // The database stops under the start: what then fails of it is the stop, not news.
-      assert.deepEqual(logged, [], `after ${delayMs} ms`)
-      assert.equal(existsSync(join(dir, 'postgres', 'postmaster.pid')), false, `after ${delayMs} ms the database is stopped`)
-    }
-  })
 })
