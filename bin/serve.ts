@@ -76,11 +76,12 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
   }
   let starting: { release (): void } | undefined
   if (databaseUrl === undefined || databaseUrl === '') {
-    const database = reuse ? early!.started : startEmbeddedPostgres(dataDir)
+    const stopStarting = new AbortController()
+    const database = reuse ? early!.started : startEmbeddedPostgres(dataDir, { signal: stopStarting.signal })
     database.catch(() => {})
     // From here a signal stops this database before the process ends (a first start's initdb
     // and start take seconds); the entry's handler does so for the database it started.
-    if (!reuse) starting = stopOnSignal(database)
+    if (!reuse) starting = stopOnSignal(database, stopStarting)
     try {
       embedded = await database
     } catch (err) {

@@ -42,10 +42,11 @@ async function startDatabaseEarly (args: string[]): Promise<EarlyDatabase | unde
   if ((storage.storageUrl ?? '') !== '' || !await clusterExists(storage.dataDir)) return undefined
   let spawned!: () => void
   const spawning = new Promise<void>((resolve) => { spawned = resolve })
-  const started = startEmbeddedPostgres(resolve(storage.dataDir), { onSpawn: spawned })
+  const stopStarting = new AbortController()
+  const started = startEmbeddedPostgres(resolve(storage.dataDir), { onSpawn: spawned, signal: stopStarting.signal })
   started.catch(() => {})
   // From the spawn on, a signal stops the database before the process ends.
-  const stopping = stopOnSignal(started)
+  const stopping = stopOnSignal(started, stopStarting)
   // Loading the rest compiles and runs it in one synchronous stretch: PostgreSQL's process is
   // under way first.
   await Promise.race([spawning, started.then(() => {}, () => {})])

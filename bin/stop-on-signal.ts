@@ -22,10 +22,13 @@ export const stoppingStart = (): boolean => received !== undefined
 /**
  * Until the server is up, SIGTERM or SIGINT stops the embedded PostgreSQL and ends the process:
  * Node's default would end it at once and leave the database running, its data directory locked.
+ * `stopStarting` is the signal the database's start was given: it ends a start still under way.
  */
-export function stopOnSignal (database: Promise<EmbeddedPostgresHandle>): { release (): void } {
+export function stopOnSignal (database: Promise<EmbeddedPostgresHandle>, stopStarting?: AbortController): { release (): void } {
   const onSignal = (signal: NodeJS.Signals): void => {
     received ??= signal
+    // A database still starting (initdb, recovery, its database created) is stopped where it is.
+    stopStarting?.abort()
     // The database stops under a start still under way: what of the start fails for that (a
     // connection the database ends, with no one listening for it) is the stop's consequence,
     // not a failure to report, and must not end the process before the database is down.

@@ -22,6 +22,19 @@ export interface EmbeddedPostgresOptions {
    * connections) then runs beside whatever the caller does next.
    */
   onSpawn?: () => void
+  /**
+   * Stops the start where it is (a signal to the process): initdb or the server's start-up is
+   * ended, the server stopped, and the start rejects with StartStopped.
+   */
+  signal?: AbortSignal
+}
+
+/** How a start stopped by its caller's signal rejects. */
+export class StartStopped extends Error {
+  constructor () {
+    super('the embedded PostgreSQL start was stopped')
+    this.name = 'StartStopped'
+  }
 }
 
 export interface EmbeddedPostgresHandle {
@@ -69,15 +82,20 @@ export async function startEmbeddedPostgres (dataDir: string, opts: EmbeddedPost
     opts.onLog?.(text)
   }
   const where = { clusterDir, user: who }
+  const stopped = (): boolean => opts.signal?.aborted === true
   if (!await exists(join(clusterDir, 'PG_VERSION'))) {
-    const code = await initdb(binaries, clusterDir, password, runAs, log)
+    if (stopped()) throw new StartStopped()
+    const code = await initdb(binaries, clusterDir, password, runAs, log, opts.signal)
+    if (stopped()) throw new StartStopped()
     if (code !== 0) throw explainFailure(tail.join('\n'), where)
   }
   const settings = { ...opts.settings, listen_addresses: '127.0.0.1', unix_socket_directories: '' }
   for (let attempt = 1; ; attempt++) {
     const port = await freePort()
     tail.length = 0
-    const server = await runServer(binaries, clusterDir, port, settings, runAs, log, opts.onSpawn)
+    if (stopped()) throw new StartStopped()
+    const server = await runServer(binaries, clusterDir, port, settings, runAs, log, opts.onSpawn, opts.signal)
+    if (server === undefined && stopped()) throw new StartStopped()
     if (server === undefined) {
       // Another process may have taken the port between our probe and the server's bind.
       if (tail.some(l => l.includes('could not bind') || l.includes('Address already in use'))) {
@@ -88,12 +106,19 @@ export async function startEmbeddedPostgres (dataDir: string, opts: EmbeddedPost
       throw explainFailure(tail.join('\n'), where)
     }
     const base = `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}`
+    // A stop from here on is the server's: its connections end, and so does the query below.
+    const stopServer = (): void => { void server.stop() }
+    opts.signal?.addEventListener('abort', stopServer, { once: true })
     try {
       await ensureDatabase(`${base}/postgres`)
+      if (stopped()) throw new StartStopped()
     } catch (err) {
       await server.stop()
+      if (stopped()) throw new StartStopped()
       throw new EmbeddedPostgresError(`the database ${DATABASE} could not be created (${(err as Error).message}).`,
         `Check ${clusterDir}, ${USE_EXISTING}.`, tail.join('\n'))
+    } finally {
+      opts.signal?.removeEventListener('abort', stopServer)
     }
     return { url: `${base}/${DATABASE}`, stop: server.stop }
   }
@@ -156,7 +181,8 @@ function childOptions (clusterDir: string, runAs: RunAs | undefined): { dataPath
   }
 }
 
-async function initdb (binaries: ServerBinaries, clusterDir: string, password: string, runAs: RunAs | undefined, log: (text: string) => void): Promise<number> {
+async function initdb (binaries: ServerBinaries, clusterDir: string, password: string, runAs: RunAs | undefined, log: (text: string) => void,
+  signal?: AbortSignal): Promise<number> {
   // initdb reads the password from a file: one in a directory of its own, gone afterwards.
   const pwDir = await mkdtemp(join(tmpdir(), 'svc-apiserver-initdb-'))
   const pwFile = join(pwDir, 'password')
@@ -167,12 +193,20 @@ async function initdb (binaries: ServerBinaries, clusterDir: string, password: s
     try {
       const proc = spawn(binaries.initdb, [`--pgdata=${child.dataPath}`, '--auth=scram-sha-256', `--username=${USER}`,
         `--pwfile=${pwFile}`, '--encoding=UTF8', '--locale=C', '--no-instructions'], child.options)
-      return await new Promise<number>((resolve) => {
-        proc.stdout?.on('data', (b: Buffer) => log(b.toString()))
-        proc.stderr?.on('data', (b: Buffer) => log(b.toString()))
-        proc.on('error', (err) => { log(`initdb: error: ${err.message}`); resolve(-1) })
-        proc.on('close', (code) => resolve(code ?? -1))
-      })
+      // Stopped, initdb removes what it wrote of the cluster (its own SIGTERM handling), so the
+      // next start makes it again.
+      const stop = (): void => { proc.kill('SIGTERM') }
+      signal?.addEventListener('abort', stop, { once: true })
+      try {
+        return await new Promise<number>((resolve) => {
+          proc.stdout?.on('data', (b: Buffer) => log(b.toString()))
+          proc.stderr?.on('data', (b: Buffer) => log(b.toString()))
+          proc.on('error', (err) => { log(`initdb: error: ${err.message}`); resolve(-1) })
+          proc.on('close', (code) => resolve(code ?? -1))
+        })
+      } finally {
+        signal?.removeEventListener('abort', stop)
+      }
     } finally {
       child.release()
     }
@@ -183,7 +217,7 @@ async function initdb (binaries: ServerBinaries, clusterDir: string, password: s
 
 /** Starts the server; undefined when it exits before it is ready (the log says why). */
 async function runServer (binaries: ServerBinaries, clusterDir: string, port: number, settings: Record<string, string>,
-  runAs: RunAs | undefined, log: (text: string) => void, onSpawn?: () => void): Promise<{ stop: () => Promise<void> } | undefined> {
+  runAs: RunAs | undefined, log: (text: string) => void, onSpawn?: () => void, signal?: AbortSignal): Promise<{ stop: () => Promise<void> } | undefined> {
   const child = childOptions(clusterDir, runAs)
   const args = ['-D', child.dataPath, '-p', String(port), ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])]
   let proc: ChildProcess
@@ -197,6 +231,10 @@ async function runServer (binaries: ServerBinaries, clusterDir: string, port: nu
   // If this process dies first, the server is told to shut down rather than left behind.
   const onExit = (): void => { proc.kill('SIGINT') }
   process.once('exit', onExit)
+  // Stopped while it starts: a fast shutdown (PostgreSQL takes SIGINT during its start-up too).
+  const stopStarting = (): void => { proc.kill('SIGINT') }
+  if (signal?.aborted === true) stopStarting()
+  else signal?.addEventListener('abort', stopStarting, { once: true })
   const ready = await new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => { log(`FATAL: not ready after ${START_TIMEOUT_MS / 1000} s`); proc.kill('SIGINT'); resolve(false) }, START_TIMEOUT_MS)
     const onData = (b: Buffer): void => {
@@ -209,6 +247,7 @@ async function runServer (binaries: ServerBinaries, clusterDir: string, port: nu
     proc.on('error', (err) => { log(`FATAL: ${err.message}`) })
     void exited.then(() => { clearTimeout(timer); resolve(false) })
   })
+  signal?.removeEventListener('abort', stopStarting)
   if (!ready) {
     process.off('exit', onExit)
     await exited

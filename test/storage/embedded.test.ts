@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, rm, stat } from 'node:fs/promises'
+import { access, mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, it } from 'node:test'
 import pg from 'pg'
-import { startEmbeddedPostgres } from '../../storage/embedded.js'
+import { startEmbeddedPostgres, StartStopped } from '../../storage/embedded.js'
 
 async function query (url: string, text: string): Promise<pg.QueryResultRow[]> {
   const client = new pg.Client({ connectionString: url })
@@ -37,5 +37,31 @@ describe('embedded postgres', () => {
     assert.equal(new URL(second.url).password, new URL(first.url).password)
     assert.deepEqual(await query(second.url, 'SELECT v FROM kept'), [{ v: 'still here' }])
     await second.stop()
+  })
+
+  it('stops where it is when its signal says so: during initdb, while the server starts; the next start serves', async (t) => {
+    const dir = await mkdtemp(join(tmpdir(), 'embedded-stopped-'))
+    t.after(() => rm(dir, { recursive: true, force: true }))
+    const lockFile = join(dir, 'postgres', 'postmaster.pid')
+    const absent = async (path: string): Promise<boolean> => await access(path).then(() => false, () => true)
+
+    // During initdb: it removes what it wrote of the cluster.
+    const duringInitdb = new AbortController()
+    const first = startEmbeddedPostgres(dir, { signal: duringInitdb.signal, onLog: () => { duringInitdb.abort() } })
+    await assert.rejects(first, StartStopped)
+    assert.ok(await absent(lockFile))
+    assert.ok(await absent(join(dir, 'postgres', 'PG_VERSION')), 'no half-made cluster')
+
+    // Once the server is spawned, before it is ready: a fast shutdown, no lock left.
+    const whileStarting = new AbortController()
+    const second = startEmbeddedPostgres(dir, { signal: whileStarting.signal, onSpawn: () => { whileStarting.abort() } })
+    await assert.rejects(second, StartStopped)
+    assert.ok(await absent(lockFile))
+
+    const third = await startEmbeddedPostgres(dir)
+    t.after(() => third.stop())
+    assert.deepEqual(await query(third.url, 'SELECT 1 AS one'), [{ one: 1 }])
+    await third.stop()
+    assert.ok(await absent(lockFile))
   })
 })
