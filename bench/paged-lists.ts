@@ -1,6 +1,7 @@
 // The paged workload, run in the load generator's process: a paged walk of every ConfigMap,
 // the unpaged list, namespace lists and a label selector matching 1%, each beside
-// JSON.stringify of the same items in this process (the ceiling, measured in the same run).
+// JSON.stringify of the same items in this process (the ceiling, measured in the same run); the
+// namespace list also in protobuf, beside the JSON one.
 import { processCpuMs, processWaitMs } from './cpu.js'
 import { pool, timedGet } from './http-pool.js'
 import { latencySummary, type LatencySummary } from './payload.js'
