@@ -1,8 +1,9 @@
 // The newest state's first pages, kept while nothing under their prefix changes: a namespace
 // (or a selection) listed again and again (kubectl in a loop, a dashboard, informers relisting)
-// is then answered without scanning its keys or matching its objects, and its items are one array every such list shares, so an encoder
-// may keep that array's bytes beside it (plugins/rest/encode.ts) for as long as the page stays.
-// Shared by every cache of a process under one budget of the items' characters.
+// is then answered without scanning its keys or matching its objects, and its items are one
+// array every such list shares, so an encoder may keep that array's bytes beside it
+// (plugins/rest/encode.ts) for as long as the page stays. Shared by every cache of a process
+// under one budget of the items' characters.
 import type { CachedObject } from './interface.js'
 
 export interface MemoPage {
@@ -43,9 +44,9 @@ export class PageMemo {
   /** Keeps `page` (its items frozen) if it fits the budget; returns what lists now share. */
   keep (prefix: string, variant: string, items: readonly CachedObject[], more: boolean, remaining: number | undefined): MemoPage | undefined {
     if (variant.length > MAX_VARIANT) return undefined
+    // A page too large to keep is known as soon as its items pass the limit, not at their end.
     let chars = 0
-    for (const item of items) chars += item.json.length
-    if (chars > this.budget / 4) return undefined
+    for (const item of items) if ((chars += item.json.length) > this.budget / 4) return undefined
     const page = { items: Object.freeze(items), more, remaining, chars }
     const byVariant = this.pages.get(prefix) ?? new Map<string, MemoPage & { chars: number }>()
     this.pages.delete(prefix)

@@ -9,7 +9,6 @@
 // watch cache shares while its prefix is unchanged (ListResult.shared) is the exception: its
 // items' encoding is kept beside its array, as the JSON encoder keeps its bytes, and is gone
 // with it, so only pages listed again, within the cache's budget for them, hold one.
-
 import protobuf from 'protobufjs'
 import type { AnyObject } from '../../resources/define.js'
 import { ConversionError, toMessage } from './convert.js'
@@ -27,13 +26,25 @@ const ITEMS_PER_TURN = 200
 /** Each item message type's encoded lengths, by the item object (the watch cache's, for one version of an object). */
 const lengthsByType = new WeakMap<protobuf.Type, WeakMap<object, number>>()
 
-/** The items of a shared page, each tagged and length-prefixed as the list's field: kept while the array lives. */
-const keptItems = new WeakMap<ReadonlyArray<{ json: string }>, { type: protobuf.Type, bytes: Buffer }>()
+/**
+ * The items of a shared page, each tagged and length-prefixed as the list's field: kept while the
+ * array lives. The encoding under way is kept too, so lists asked at once (informers starting
+ * together) share one.
+ */
+const keptItems = new WeakMap<ReadonlyArray<{ json: string }>, { type: protobuf.Type, bytes: Promise<Buffer> }>()
 
-/** `items` encoded as the list's repeated field, made once per shared array; throws ConversionError as the encoding does. */
-async function encodedItems (item: protobuf.Type, itemTag: number, items: ReadonlyArray<{ json: string }>): Promise<Buffer> {
+/** `items` encoded as the list's repeated field, made once per shared array; rejects with ConversionError as the encoding does. */
+function encodedItems (item: protobuf.Type, itemTag: number, items: ReadonlyArray<{ json: string }>): Promise<Buffer> {
   const kept = keptItems.get(items)
   if (kept?.type === item) return kept.bytes
+  const bytes = encodeItems(item, itemTag, items)
+  keptItems.set(items, { type: item, bytes })
+  // A failed encoding is not kept: the next list tries again (and answers JSON if it fails again).
+  bytes.catch(() => { if (keptItems.get(items)?.bytes === bytes) keptItems.delete(items) })
+  return bytes
+}
+
+async function encodeItems (item: protobuf.Type, itemTag: number, items: ReadonlyArray<{ json: string }>): Promise<Buffer> {
   const parts: Buffer[] = []
   let w = protobuf.Writer.create()
   for (let i = 0; i < items.length; i++) {
@@ -46,9 +57,7 @@ async function encodedItems (item: protobuf.Type, itemTag: number, items: Readon
     }
   }
   parts.push(asBuffer(w.finish()))
-  const bytes = Buffer.concat(parts)
-  keptItems.set(items, { type: item, bytes })
-  return bytes
+  return Buffer.concat(parts)
 }
 
 export interface ListParts {
