@@ -212,6 +212,12 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   /** The highest compacted revision seen by this process (knownCompactedRevision). */
   let compactedSeen = 0
   const sawCompacted = (revision: number): void => { if (revision > compactedSeen) compactedSeen = revision }
+  // Asked before every page at a past revision (a continue): shared like readRevision.
+  const readCompacted = coalesce(async () => {
+    const revision = (await query<{ revision: number }>('compacted-revision', pool, 'SELECT revision FROM compaction'))[0].revision
+    sawCompacted(revision)
+    return revision
+  })
 
   return {
     async get (key) {
@@ -242,11 +248,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
 
     currentRevision: readRevision,
 
-    async compactedRevision () {
-      const revision = (await query<{ revision: number }>('compacted-revision', pool, 'SELECT revision FROM compaction'))[0].revision
-      sawCompacted(revision)
-      return revision
-    },
+    compactedRevision: readCompacted,
 
     knownCompactedRevision: () => compactedSeen,
 

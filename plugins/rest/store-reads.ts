@@ -193,6 +193,10 @@ export class StoreReads {
   private async listAt (prefix: string, revision: number, limit: number | undefined, after: string | undefined,
     sel: Selection, filtered: boolean, fromContinue: boolean): Promise<ListResult> {
     if (usesLabelIndex(sel, filtered)) await this.cache.indexLabels()
+    // The cache learns of a compaction another connection made only at its next log read; asked
+    // here, a page below a compaction that committed before the request answers 410 at once,
+    // as the database's own read would.
+    await this.compactedRevision()
     return listFromCache(this.cache, prefix, limit, sel, filtered, revision, after) ??
       await listFromStorage(this.listing, prefix, revision, limit, after, sel, filtered, fromContinue)
   }

@@ -2,6 +2,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
+import { createPostgresStorage } from '../../storage/postgres.js'
 
 const CM = '/api/v1/namespaces/default/configmaps'
 
@@ -144,6 +145,29 @@ test('compacted versions answer 410 Expired', async (t) => {
   assert.equal(events[0].type, 'ERROR')
   assert.equal(events[0].object.code, 410)
   assert.equal(events[0].object.reason, 'Expired')
+})
+
+test('a compaction another connection made answers 410 to the next continue and Exact list at once', async (t) => {
+  const app = await buildTestApp(t, { compactionMinRetain: 0 })
+  const rvs = await seed(app, 3)
+  const first = (await app.request({ method: 'GET', url: `${CM}?limit=1` })).json()
+  for (let i = 0; i < 3; i++) await app.request({ method: 'PUT', url: `${CM}/cm-00`, payload: { metadata: { name: 'cm-00' }, data: { round: String(i) } } })
+  // Another replica's compactor: no write follows it, so this server's log reader has no cause
+  // to read the log before the requests below.
+  const other = await createPostgresStorage({ url: app.databaseUrl, minRetain: 0 })
+  t.after(() => other.close())
+  const compacted = await other.compact(await other.currentRevision())
+  assert.ok(compacted > Number(first.metadata.resourceVersion), `compacted to ${compacted}`)
+
+  const cont = await app.request({ method: 'GET', url: `${CM}?limit=1&continue=${encodeURIComponent(first.metadata.continue)}` })
+  assert.equal(cont.statusCode, 410, cont.body)
+  assert.equal(cont.json().reason, 'Expired')
+  const exact = await app.request({ method: 'GET', url: `${CM}?resourceVersion=${rvs[0]}&resourceVersionMatch=Exact` })
+  assert.equal(exact.statusCode, 410, exact.body)
+  // The newest state still lists from the cache.
+  const now = await app.request({ method: 'GET', url: CM })
+  assert.equal(now.statusCode, 200)
+  assert.deepEqual(names(now.json()), ['cm-00', 'cm-01', 'cm-02'])
 })
 
 test('get resourceVersion semantics', async (t) => {
