@@ -23,6 +23,13 @@ const quota = (namespace: string, hard: Record<string, string>, note = '') => (i
   method: 'POST', path: `/api/v1/namespaces/${namespace}/resourcequotas`, body: { metadata: { name: `hostile-${id}`, annotations: { note } }, spec: { hard } }
 })
 const list = (namespace: string, query: string) => (): Request => ({ method: 'GET', path: `/api/v1/namespaces/${namespace}/configmaps?${query}` })
+/**
+ * A benign query as long as the hostile one: percent-encoding makes a hostile selector's URL two
+ * or three times its text, and the row compares what parsing costs, not bytes on the wire.
+ */
+const asLongAs = (hostile: string, benign: string): string => `${benign}&pad=${'y'.repeat(Math.max(0, hostile.length - benign.length - 5))}`
+const FIELD_SPACES = `fieldSelector=${encodeURIComponent(`metadata.name=x${' '.repeat(300_000)}y`)}`
+const LABEL_REQUIREMENTS = `labelSelector=${encodeURIComponent('a=b,'.repeat(75_000) + 'a=b')}`
 
 export function hostileCases (namespace: string): Case[] {
   return [
@@ -32,13 +39,13 @@ export function hostileCases (namespace: string): Case[] {
     { what: 'ResourceQuota, a 100,000-digit binary fraction', hostile: quota(namespace, { 'requests.memory': '1.' + '0'.repeat(100_000) + '1Ei' }), benign: quota(namespace, { 'requests.memory': '1Ei' }, 'x'.repeat(100_000)) },
     {
       what: 'list, a 300 KB field selector with spaces inside its value',
-      hostile: list(namespace, `fieldSelector=${encodeURIComponent(`metadata.name=x${' '.repeat(300_000)}y`)}`),
-      benign: list(namespace, `fieldSelector=${encodeURIComponent(`metadata.name=x${'x'.repeat(300_000)}y`)}`)
+      hostile: list(namespace, FIELD_SPACES),
+      benign: list(namespace, asLongAs(FIELD_SPACES, `fieldSelector=${encodeURIComponent(`metadata.name=x${'x'.repeat(300_000)}y`)}`))
     },
     {
       what: 'list, a 300 KB label selector of requirements',
-      hostile: list(namespace, `labelSelector=${encodeURIComponent('a=b,'.repeat(75_000) + 'a=b')}`),
-      benign: list(namespace, `labelSelector=${encodeURIComponent('a=' + 'b'.repeat(60))}&x=${'y'.repeat(300_000)}`)
+      hostile: list(namespace, LABEL_REQUIREMENTS),
+      benign: list(namespace, asLongAs(LABEL_REQUIREMENTS, `labelSelector=${encodeURIComponent('a=' + 'b'.repeat(60))}`))
     }
   ]
 }

@@ -9,10 +9,18 @@ export interface BatcherOptions<T> {
   weight (item: T): number
   /**
    * Batches in flight at once (default 1). Beyond the first, a batch starts only when a full one
-   * (maxItems or maxWeight) is waiting: below that, waiting for the batch in flight makes the
-   * next one bigger, and one big batch costs less per item than two small ones.
+   * (maxItems or maxWeight) is waiting, or one at least as large as the batch last started and
+   * `evenFrom` items: below that, waiting for the batch in flight makes the next one bigger, and
+   * one big batch costs less per item than two small ones.
    */
   concurrency?: number
+  /**
+   * The least a batch beyond the first holds before it starts without being full (default: it
+   * waits until full). A batch that starts alone, in the tick of its first item, is often small;
+   * the writes that arrive while it is in flight then start beside it once they are as many,
+   * rather than wait for its round trip.
+   */
+  evenFrom?: number
 }
 
 export interface Batcher<T, R> {
@@ -34,6 +42,9 @@ export function createBatcher<T, R> (run: (items: T[]) => Promise<Array<R | Erro
   const concurrency = opts.concurrency ?? 1
   let queuedWeight = 0
   let inFlight = 0
+  /** Items in the batch started last. */
+  let lastSize = 0
+  const evenFrom = opts.evenFrom ?? Infinity
   let scheduled = false
   const idle: Array<() => void> = []
 
@@ -53,7 +64,8 @@ export function createBatcher<T, R> (run: (items: T[]) => Promise<Array<R | Erro
   /** Whether another batch may start now. */
   function canStart (): boolean {
     if (queue.length === 0 || inFlight >= concurrency) return false
-    return inFlight === 0 || queue.length >= opts.maxItems || queuedWeight >= opts.maxWeight
+    return inFlight === 0 || queue.length >= opts.maxItems || queuedWeight >= opts.maxWeight ||
+      (queue.length >= evenFrom && queue.length >= lastSize)
   }
 
   async function runOne (batch: Pending[]): Promise<void> {
@@ -75,7 +87,9 @@ export function createBatcher<T, R> (run: (items: T[]) => Promise<Array<R | Erro
     scheduled = false
     while (canStart()) {
       inFlight++
-      void runOne(take()).finally(() => {
+      const batch = take()
+      lastSize = batch.length
+      void runOne(batch).finally(() => {
         inFlight--
         pump()
       })

@@ -38,14 +38,16 @@ const MAX_BATCH_OPS = 256
 const MAX_BATCH_BYTES = 8 << 20
 const LOG_BATCH = 1000
 /**
- * Write batches in flight at once. A second one goes out only when a full batch is waiting (the
- * batcher's rule): it waits in the database on the revision lock rather than in this process,
- * so it starts the moment the one before commits. Below that, the writes wait here for the
- * batch in flight and go together: a transaction costs PostgreSQL some 250 µs of CPU whatever
- * it holds, and this process a query's worth of work. Batches commit one at a time, in
- * revision order.
+ * Write batches in flight at once. A second one goes out when a full batch is waiting, or as
+ * many writes as the batch in flight holds and at least WRITE_EVEN_FROM (the batcher's rule): it
+ * waits in the database on the revision lock rather than in this process, so it starts the
+ * moment the one before commits, not once this process has read that one's answer (under load
+ * the event loop reads it late). Below that, the writes wait here for the batch in flight and go
+ * together: a transaction costs PostgreSQL some 250 µs of CPU whatever it holds, and this
+ * process a query's worth of work. Batches commit one at a time, in revision order.
  */
 const WRITE_PIPELINE = 2
+const WRITE_EVEN_FROM = 16
 const COMPACT_BATCH_REVISIONS = 10_000
 /** Unguessable, and JSON-escaped on the way out (it starts with a control character). */
 const RV_SENTINEL = `\u0001${randomBytes(16).toString('hex')}`
@@ -109,7 +111,8 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
     maxItems: MAX_BATCH_OPS,
     maxWeight: MAX_BATCH_BYTES,
     weight: w => w.json.length,
-    concurrency: WRITE_PIPELINE
+    concurrency: WRITE_PIPELINE,
+    evenFrom: WRITE_EVEN_FROM
   })
 
   async function runBatch (batch: PendingWrite[]): Promise<Array<StoredObject | Error>> {

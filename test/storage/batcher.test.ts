@@ -56,6 +56,38 @@ describe('batcher', () => {
     assert.deepEqual(await Promise.all(all), [1, 2, 3, 4, 5, 6, 7])
   })
 
+  it('starts a second batch beside a small one once as many items wait as it holds, and evenFrom', async () => {
+    const m = manualRun()
+    const b = createBatcher<number, number>(m.run, { maxItems: 100, maxWeight: 1e9, weight: () => 1, concurrency: 2, evenFrom: 3 })
+    const all = [b.push(1)]
+    await tick()
+    all.push(b.push(2), b.push(3))
+    await tick()
+    // Two wait beside a batch of one: fewer than evenFrom.
+    assert.deepEqual(m.batches, [[1]])
+    all.push(b.push(4))
+    await tick()
+    assert.deepEqual(m.batches, [[1], [2, 3, 4]])
+    // Beside a batch of three, the next waits for three more, and for a batch to end.
+    all.push(...[5, 6, 7, 8].map(n => b.push(n)))
+    await tick()
+    assert.equal(m.batches.length, 2)
+    m.settle[1]!([2, 3, 4])
+    await tick()
+    assert.deepEqual(m.batches, [[1], [2, 3, 4], [5, 6, 7, 8]])
+    all.push(...[9, 10, 11].map(n => b.push(n)))
+    await tick()
+    m.settle[0]!([1])
+    await tick()
+    // Three wait beside a batch of four: they wait for it, not only for a free slot.
+    assert.equal(m.batches.length, 3)
+    m.settle[2]!([5, 6, 7, 8])
+    await tick()
+    assert.deepEqual(m.batches, [[1], [2, 3, 4], [5, 6, 7, 8], [9, 10, 11]])
+    m.settle[3]!([9, 10, 11])
+    assert.deepEqual(await Promise.all(all), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])
+  })
+
   it('counts a full batch by weight too, and always takes at least one item', async () => {
     const m = manualRun()
     const b = createBatcher<number, number>(m.run, { maxItems: 100, maxWeight: 10, weight: n => n, concurrency: 2 })
