@@ -99,7 +99,7 @@ const HELP = `usage: npm run bench -- [flags]
   --get-duration S           --get-concurrency N      (${DEFAULTS.getDuration} s, ${DEFAULTS.getConcurrency}; the bare Fastify ceiling too)
   --list-items N             --list-iterations N      (${DEFAULTS.listItems}, ${DEFAULTS.listIterations})
   --paged-objects N          ConfigMaps (in namespaces of 1,000) for the paged walk, namespace, selector and unpaged lists,
-                             each beside JSON.stringify of the same items, and the namespace list in protobuf beside
+                             each beside JSON.stringify of the same items, and the namespace list in protobuf and as a Table beside
                              its JSON list (${DEFAULTS.pagedObjects}; the issue's figure: 100000)
   --big-list-concurrency N   --big-list-rounds N  unpaged lists of the --paged-objects ConfigMaps (JSON, protobuf) this many at
                              once, the server's peak RSS beside the live JSON; and one at a time, beside JSON.stringify (${DEFAULTS.bigListConcurrency}, ${DEFAULTS.bigListRounds})

@@ -1,7 +1,7 @@
 // The paged workload, run in the load generator's process: a paged walk of every ConfigMap,
 // the unpaged list, namespace lists and a label selector matching 1%, each beside
 // JSON.stringify of the same items in this process (the ceiling, measured in the same run); the
-// namespace list also in protobuf, beside the JSON one.
+// namespace list also in protobuf and as kubectl's Table, beside the JSON one.
 import { processCpuMs, processWaitMs } from './cpu.js'
 import { pool, timedGet } from './http-pool.js'
 import { latencySummary, type LatencySummary } from './payload.js'
@@ -38,11 +38,13 @@ export interface PagedResult {
   namespace: LatencySummary
   /** The namespace's list in protobuf, timed to its last byte. */
   namespaceProtobuf: LatencySummary
+  /** The namespace's list as a Table (kubectl get's form), timed to its last byte. */
+  namespaceTable: LatencySummary
   namespaceItems: number
   selector: LatencySummary
   selectorItems: number
   /** The server's CPU per namespace list and per selector list, in ms (the timed answers'). */
-  serverCpuPerList: { namespace: number, namespaceProtobuf: number, selector: number }
+  serverCpuPerList: { namespace: number, namespaceProtobuf: number, namespaceTable: number, selector: number }
   stringify: { all: LatencySummary, namespace: LatencySummary, selector: LatencySummary }
 }
 
@@ -179,6 +181,7 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
     const nsDoc = JSON.parse(ns.last) as ListDoc
     // The same list in protobuf (client-go's form for built-in kinds), right after the JSON one.
     const nsProtobuf = await serverCpuPer(job.namespacePath, 'application/vnd.kubernetes.protobuf')
+    const nsTable = await serverCpuPer(job.namespacePath, 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json')
     const sel = await serverCpuPer(`${job.allPath}?labelSelector=${encodeURIComponent(job.selector)}`)
     const selDoc = JSON.parse(sel.last) as ListDoc
     return {
@@ -191,10 +194,11 @@ export async function pagedLists (job: PagedJob): Promise<PagedResult> {
       unpagedBytes,
       namespace: latencySummary(ns.ms),
       namespaceProtobuf: latencySummary(nsProtobuf.ms),
+      namespaceTable: latencySummary(nsTable.ms),
       namespaceItems: nsDoc.items.length,
       selector: latencySummary(sel.ms),
       selectorItems: selDoc.items.length,
-      serverCpuPerList: { namespace: ns.cpu, namespaceProtobuf: nsProtobuf.cpu, selector: sel.cpu },
+      serverCpuPerList: { namespace: ns.cpu, namespaceProtobuf: nsProtobuf.cpu, namespaceTable: nsTable.cpu, selector: sel.cpu },
       stringify: {
         all: latencySummary(allStringify),
         namespace: latencySummary(stringify(nsDoc, job.iterations, job.warmup)),

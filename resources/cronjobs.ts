@@ -7,7 +7,7 @@ import { defineResource, statusSubresource, type AnyObject, type FieldError } fr
 import { AGE_COLUMN, Int32, Int64, objectSchema, Timestamp } from './meta.js'
 import { AtomicList, ObjectReference } from './core-types.js'
 import { defaultPodTemplate } from './pod-template.js'
-import { humanDuration } from './duration.js'
+import { humanDuration, now } from './duration.js'
 import { JobTemplateSpec, validateJobTemplateSpec } from './job-validation.js'
 import { jobSpecWarnings, nameWarnings, SELECTOR_DESCRIPTION, templateColumns } from './jobs.js'
 import { isKnownTimeZone, scheduleError } from './cron-schedule.js'
@@ -151,7 +151,7 @@ export default defineResource({
     { name: 'Timezone', type: 'string', description: 'The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones', value: (c: CronJob) => c.spec?.timeZone ?? '<none>' },
     { name: 'Suspend', type: 'boolean', description: 'This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.', value: (c: CronJob) => typeof c.spec?.suspend === 'boolean' ? (c.spec.suspend ? 'True' : 'False') : '<unset>' },
     { name: 'Active', type: 'integer', description: 'A list of pointers to currently running jobs.', value: (c: CronJob) => (c.status?.active ?? []).length },
-    { name: 'Last Schedule', type: 'string', description: 'Information when was the last time the job was successfully scheduled.', value: (c: CronJob) => typeof c.status?.lastScheduleTime === 'string' ? humanDuration(Date.now() - Date.parse(c.status.lastScheduleTime)) : '<none>' },
+    { name: 'Last Schedule', type: 'string', description: 'Information when was the last time the job was successfully scheduled.', value: (c: CronJob) => typeof c.status?.lastScheduleTime === 'string' ? humanDuration(now() - Date.parse(c.status.lastScheduleTime)) : '<none>' },
     AGE_COLUMN,
     ...templateColumns(c => c.spec?.jobTemplate?.spec?.template, c => c.spec?.jobTemplate?.spec?.selector, SELECTOR_DESCRIPTION)
   ],

@@ -239,6 +239,11 @@ export interface Column<T = AnyObject> {
   format?: string
   priority?: 0 | 1
   description?: string
+  /**
+   * The cell. One that depends on the time reads it with `now()` (resources/duration.ts): a
+   * list's Table rows are kept without their ages, and a row whose cells read the clock otherwise
+   * is known by that and made afresh at every answer. Type 'date' cells are ages already.
+   */
   value: (obj: T) => string | number | boolean | null | undefined
   /** A missing value stays null, shown empty (a CRD's printer column), rather than `<none>`. */
   nullWhenMissing?: boolean

@@ -1,5 +1,20 @@
 // Durations as kubectl prints them (Age, requested durations), for kinds' table columns.
 
+let clockReads = 0
+
+/**
+ * The time, for a table column whose value depends on it (a running Job's Duration): the rows
+ * of a list asked again are kept with such cells left out, and a column that reads the time
+ * here is known to need its row made afresh at every answer.
+ */
+export function now (): number {
+  clockReads++
+  return Date.now()
+}
+
+/** How many times `now` has been read: a row made while this changes reads the clock. */
+export const clockReadCount = (): number => clockReads
+
 /** k8s HumanDuration: "45s", "5m", "3h", "2d", "3y". */
 export function humanDuration (ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000))

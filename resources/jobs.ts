@@ -10,7 +10,7 @@ import { AtomicList, Condition, SetList, immutable, validateLabelSelector } from
 import { defaultPodTemplate, selectorMismatch, validateSelectorSelectsTemplate } from './pod-template.js'
 import { labelSelectorMatches, labelSelectorText } from './label-selector.js'
 import { podSpecWarnings } from './deprecation-warnings.js'
-import { humanDuration } from './duration.js'
+import { humanDuration, now } from './duration.js'
 import { dnsLabelProblems } from './validation.js'
 import { indexesFormat, indexesOverlap, isIndexed, JobSpec, validateJobSpecFields } from './job-validation.js'
 import { OMITTED_VALUE } from './status.js'
@@ -355,7 +355,7 @@ function durationText (job: Job): string {
   const start = job.status?.startTime
   if (start == null) return ''
   const end = job.status?.completionTime
-  return humanDuration((end == null ? Date.now() : Date.parse(end)) - Date.parse(start))
+  return humanDuration((end == null ? now() : Date.parse(end)) - Date.parse(start))
 }
 
 const hadPrefixedLabels = (old: Job): boolean => {

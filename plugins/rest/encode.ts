@@ -5,7 +5,7 @@ import { stringify as toYaml } from 'yaml'
 import type { AnyObject, Resource } from '../../resources/define.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
 import type { Representation } from './negotiation.js'
-import { partialObjectMetadata, table, tableRow, type IncludeObject } from './table.js'
+import { partialObjectMetadata, renderRow, rowTemplate, table, tableRow, type IncludeObject, type RowTemplate } from './table.js'
 
 export interface EncodeOptions { repr: Representation, pretty: boolean, includeObject: IncludeObject }
 
@@ -116,6 +116,30 @@ function joinedBytes (items: ReadonlyArray<{ json: string }>): Buffer {
   return bytes
 }
 
+/**
+ * A shared items array's Table rows without their ages, per Resource (a custom resource's
+ * columns change with its definition), inclusion and meta version; null when a column reads
+ * the clock. Gone with the array, as its joined bytes are.
+ */
+const rowTemplates = new WeakMap<ReadonlyArray<{ json: string }>, Map<string, { r: Resource, rows: RowTemplate[] | null }>>()
+
+function keptRows (r: Resource, items: ReadonlyArray<{ json: string }>, include: IncludeObject, apiVersion: string): RowTemplate[] | undefined {
+  let forms = rowTemplates.get(items)
+  if (forms === undefined) rowTemplates.set(items, forms = new Map())
+  const form = `${include}\0${apiVersion}`
+  let kept = forms.get(form)
+  if (kept === undefined || kept.r !== r) {
+    const rows: RowTemplate[] = []
+    for (const item of items) {
+      const row = rowTemplate(r, JSON.parse(item.json) as AnyObject, include, apiVersion)
+      if (row === undefined) break
+      rows.push(row)
+    }
+    forms.set(form, kept = { r, rows: rows.length === items.length ? rows : null })
+  }
+  return kept.rows ?? undefined
+}
+
 /** The kept bytes in CHUNK slices, none copied, between the envelope's head and end. */
 function * slicesOf (head: Buffer, bytes: Buffer): Generator<Buffer> {
   yield head
@@ -131,6 +155,14 @@ function * slicesOf (head: Buffer, bytes: Buffer): Generator<Buffer> {
 export function sendList (reply: FastifyReply, r: Resource, items: ReadonlyArray<{ json: string }>, listMeta: AnyObject, o: EncodeOptions,
   shared = false): FastifyReply | Promise<FastifyReply> {
   if (o.repr.as === 'Table') {
+    const templates = shared && listStreaming.keptPages && !o.pretty && !answerRecorded(reply) ? keptRows(r, items, o.includeObject, o.repr.apiVersion) : undefined
+    if (templates !== undefined) {
+      const head = JSON.stringify(table(r, [], listMeta, o.includeObject, o.repr.apiVersion)).slice(0, -2)
+      const ages = new Map<string | null | undefined, string>()
+      const rows = mapped(templates, t => renderRow(t, ages))
+      if (streams(reply, items, o)) return reply.code(200).type(STREAMED_JSON).send(streamOf(jsonWithArray(head, rows)))
+      return sendText(reply, 200, [...jsonWithArray(head, rows)].join(''), { ...o, repr: { as: 'json' } })
+    }
     if (streams(reply, items, o)) {
       // JSON.stringify without spacing composes: the rows written one by one are the same bytes.
       const empty = JSON.stringify(table(r, [], listMeta, o.includeObject, o.repr.apiVersion))
@@ -188,6 +220,6 @@ function * itemsJson (items: ReadonlyArray<{ json: string }>): Generator<string>
 }
 
 /** Each item's text, made when its chunk is written. */
-function * mapped (items: ReadonlyArray<{ json: string }>, text: (item: { json: string }) => string): Generator<string> {
+function * mapped<T> (items: ReadonlyArray<T>, text: (item: T) => string): Generator<string> {
   for (const item of items) yield text(item)
 }

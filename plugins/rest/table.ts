@@ -1,6 +1,6 @@
 // Table representation (kubectl get): the kind's columns, or Name and Created At.
 import type { AnyObject, Column, Resource } from '../../resources/define.js'
-import { humanDuration } from '../../resources/duration.js'
+import { clockReadCount, humanDuration, now } from '../../resources/duration.js'
 
 export interface ColumnDefinition { name: string, type: string, format: string, description: string, priority: number }
 export interface TableRow { cells: unknown[], object?: unknown }
@@ -13,7 +13,7 @@ const AGE: ColumnDefinition = { name: 'Age', type: 'string', format: '', descrip
 export { humanDuration }
 
 export const age = (timestamp: string | undefined | null): string =>
-  timestamp === undefined || timestamp === null ? '<unknown>' : humanDuration(Date.now() - Date.parse(timestamp))
+  timestamp === undefined || timestamp === null ? '<unknown>' : humanDuration(now() - Date.parse(timestamp))
 
 /** A kind that lists an Age column itself places it (before wide columns, as kubectl shows pods). */
 const placesAge = (r: Resource): boolean => r.completeColumns === true || r.columns?.some(c => c.name === AGE.name) === true
@@ -42,6 +42,67 @@ export function tableRow (r: Resource, obj: AnyObject, include: IncludeObject, m
   if (include === 'Object') row.object = obj
   else if (include === 'Metadata') row.object = partialObjectMetadata(obj, metaApiVersion)
   return row
+}
+
+/**
+ * A row's JSON with its ages left out (`parts` around each hole, `since` the timestamp of each):
+ * the rest does not change while the object does not, so the rows of a list asked again are
+ * kept this way and only the ages made at each answer. Undefined when a cell reads the clock
+ * some other way (a running Job's Duration): that row is made afresh every time.
+ */
+export interface RowTemplate { parts: string[], since: Array<string | null | undefined> }
+
+export function rowTemplate (r: Resource, obj: AnyObject, include: IncludeObject, metaApiVersion: string): RowTemplate | undefined {
+  const meta = obj.metadata ?? {}
+  const parts: string[] = []
+  const since: RowTemplate['since'] = []
+  let text = '{"cells":['
+  const put = (value: unknown): void => { text += JSON.stringify(value) ?? 'null' }
+  const hole = (timestamp: string | null | undefined): void => {
+    parts.push(text)
+    since.push(timestamp)
+    text = ''
+  }
+  const reads = clockReadCount()
+  if (r.columns === undefined) {
+    put(meta.name)
+    text += ','
+    put(meta.creationTimestamp ?? null)
+  } else {
+    put(r.tableName?.(obj) ?? meta.name)
+    for (const c of r.columns) {
+      text += ','
+      if (c.type !== 'date') {
+        put(cell(c, obj))
+        continue
+      }
+      const v = c.value(obj)
+      if (typeof v === 'string') hole(v)
+      else put('<unknown>')
+    }
+    if (!placesAge(r)) {
+      text += ','
+      hole(meta.creationTimestamp)
+    }
+  }
+  if (clockReadCount() !== reads) return undefined
+  text += ']'
+  if (include === 'Object') text += `,"object":${JSON.stringify(obj)}`
+  else if (include === 'Metadata') text += `,"object":${JSON.stringify(partialObjectMetadata(obj, metaApiVersion))}`
+  parts.push(text + '}')
+  return { parts, since }
+}
+
+/** A row from its template, its ages at this moment; `ages` shares them among a list's rows. */
+export function renderRow (t: RowTemplate, ages: Map<string | null | undefined, string>): string {
+  let text = t.parts[0]!
+  for (let i = 0; i < t.since.length; i++) {
+    const timestamp = t.since[i]
+    let shown = ages.get(timestamp)
+    if (shown === undefined) ages.set(timestamp, shown = JSON.stringify(age(timestamp)))
+    text += shown + t.parts[i + 1]!
+  }
+  return text
 }
 
 export const partialObjectMetadata = (obj: AnyObject, metaApiVersion: string): AnyObject =>

@@ -137,3 +137,45 @@ test('a namespace listed again answers from its kept bytes: the bytes a fresh li
   const next = JSON.parse((await app.request({ method: 'GET', url: `${CM}?limit=50&continue=${encodeURIComponent(page.metadata.continue)}` })).body) as { items: unknown[] }
   assert.equal(next.items.length, 50)
 })
+
+test('a Table listed again answers each time with the ages of that moment, from its kept rows', async (t) => {
+  let now = Date.parse('2026-01-01T00:00:00Z')
+  t.mock.timers.enable({ apis: ['Date'], now })
+  const app = await buildTestApp(t)
+  t.after(() => { listStreaming.keptPages = true })
+  for (let i = 0; i < 12; i++) {
+    const res = await app.request({ method: 'POST', url: CM, payload: { metadata: { name: `cm-${i}` }, data: { i: String(i) } } })
+    assert.equal(res.statusCode, 201, res.body)
+  }
+  const CRONJOBS = '/apis/batch/v1/namespaces/default/cronjobs'
+  const cronJob = { metadata: { name: 'nightly' }, spec: { schedule: '0 3 * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'main', image: 'busybox:1.36' }] } } } } } }
+  assert.equal((await app.request({ method: 'POST', url: CRONJOBS, payload: cronJob })).statusCode, 201)
+  const scheduled = await app.request({ method: 'PATCH', url: `${CRONJOBS}/nightly/status`, headers: { 'content-type': 'application/merge-patch+json' }, payload: { status: { lastScheduleTime: new Date(now - 60_000).toISOString() } } })
+  assert.equal(scheduled.statusCode, 200, scheduled.body)
+
+  const answer = async (url: string, accept: string, kept: boolean): Promise<Buffer> => {
+    listStreaming.keptPages = kept
+    const res = await app.request({ method: 'GET', url, headers: { accept } })
+    assert.equal(res.statusCode, 200, res.body)
+    return res.rawPayload
+  }
+  const cells = (body: Buffer): unknown[][] => (JSON.parse(body.toString()) as { rows: Array<{ cells: unknown[] }> }).rows.map(r => r.cells)
+  const forms: Array<[string, string]> = [[CM, TABLE], [`${CM}?limit=5`, TABLE], [`${CM}?includeObject=None`, TABLE], [`${CM}?includeObject=Object`, TABLE], [CRONJOBS, TABLE]]
+  const seen: Buffer[] = []
+  for (const advance of [0, 90 * 60_000, 3 * 86_400_000]) {
+    now += advance
+    t.mock.timers.setTime(now)
+    for (const [url, accept] of forms) {
+      const fresh = await answer(url, accept, false)
+      await answer(url, accept, true)
+      const kept = await answer(url, accept, true)
+      assert.deepEqual(cells(kept), cells(fresh), `${url} after ${advance} ms`)
+      assert.ok(kept.equals(fresh), `${url} after ${advance} ms: the kept rows answer what fresh ones do`)
+      if (url === CM) seen.push(kept)
+    }
+  }
+  // The ages moved with the clock: Age is the last cell.
+  assert.deepEqual(seen.map(b => cells(b)[0]!.at(-1)), ['0s', '90m', '3d1h'])
+  const cron = cells(await answer(CRONJOBS, TABLE, true))[0]!
+  assert.equal(cron[5], '3d1h', 'Last Schedule reads the clock at each answer')
+})
