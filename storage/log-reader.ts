@@ -39,6 +39,12 @@ interface Subscriber {
 const MAX_BACKOFF_MS = 5000
 /** Own commits kept while an earlier one is still to come (the write pipeline's depth is far less). */
 const MAX_PENDING_OFFERS = 16
+/**
+ * How long a notification waits for this process's own batches to answer: under a steady write
+ * load they are nearly always in flight, and another writer's commits are then read this late
+ * at most.
+ */
+const NOTIFY_DEFER_MS = 5
 
 /**
  * Delivers the log to subscribers in revision order, each event exactly once.
@@ -63,6 +69,11 @@ export class LogReader {
   private readonly sleeps = new Set<() => void>()
   /** Offered commits that do not continue the log yet, by their first revision. */
   private readonly pending = new Map<number, LogEvent[]>()
+  /** This process's write batches in flight, whose commits will be offered. */
+  private awaitedOffers = 0
+  /** The highest revision notified while batches were in flight, not read for yet (0: none). */
+  private deferredUpTo = 0
+  private deferTimer?: NodeJS.Timeout
 
   constructor (private readonly source: LogSource, private readonly opts: LogReaderOptions) {}
 
@@ -109,6 +120,46 @@ export class LogReader {
     this.advance(events)
   }
 
+  /**
+   * Announces a write batch of this process: until the returned function is called (once its
+   * commits are offered, or it failed), a notification is most likely that batch's own commit,
+   * whose events the offer delivers without reading them back. Such a notification waits for the
+   * batches in flight (at most NOTIFY_DEFER_MS), and the log is read only for what they did not
+   * deliver.
+   */
+  expectOffer (): () => void {
+    this.awaitedOffers++
+    let settled = false
+    return () => {
+      if (settled) return
+      settled = true
+      this.awaitedOffers--
+      if (this.awaitedOffers === 0) this.readDeferred()
+    }
+  }
+
+  private notified (revision: number | undefined): void {
+    if (revision !== undefined && revision <= this.position) return
+    if (revision === undefined || this.awaitedOffers === 0) {
+      this.wake()
+      return
+    }
+    if (revision > this.deferredUpTo) this.deferredUpTo = revision
+    this.deferTimer ??= setTimeout(() => {
+      this.deferTimer = undefined
+      this.readDeferred()
+    }, NOTIFY_DEFER_MS).unref()
+  }
+
+  private readDeferred (): void {
+    if (this.deferTimer !== undefined) {
+      clearTimeout(this.deferTimer)
+      this.deferTimer = undefined
+    }
+    if (this.deferredUpTo > this.position) this.wake()
+    this.deferredUpTo = 0
+  }
+
   /** Reads the log now (a notification arrived, or the poll fired). */
   wake (): void {
     if (this.closed) return
@@ -122,6 +173,7 @@ export class LogReader {
   async close (): Promise<void> {
     this.closed = true
     clearInterval(this.timer)
+    clearTimeout(this.deferTimer)
     this.subs.clear()
     for (const cancel of this.sleeps) cancel()
     await this.connecting
@@ -144,7 +196,7 @@ export class LogReader {
       let lost = false
       try {
         // A notification of a revision already delivered (this process's own commit) needs no read.
-        const onNotify = (revision?: number): void => { if (revision === undefined || revision > this.position) this.wake() }
+        const onNotify = (revision?: number): void => { this.notified(revision) }
         // A source may report the loss before its listen() has even resolved (the connection
         // ended during the LISTEN): the listener is not known yet then, and the reconnect
         // below is already under way.

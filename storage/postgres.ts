@@ -117,6 +117,7 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
 
   async function runBatch (batch: PendingWrite[]): Promise<Array<StoredObject | Error>> {
     observer?.writeBatch(batch.length)
+    const offered = reader.expectOffer()
     try {
       return await applyWrites(batch)
     } catch (err) {
@@ -131,6 +132,8 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
         }
       }
       return results
+    } finally {
+      offered()
     }
   }
 

@@ -64,6 +64,47 @@ describe('log reader offers', () => {
     assert.equal(log.reads, readsBefore + 1)
   })
 
+  it('a notification that comes before its own batch answers waits for the offer and reads nothing', async (t) => {
+    const log = scriptedLog()
+    const { r, got } = reader(t, log)
+    await tick()
+    const readsBefore = log.reads
+    // Two batches in flight; each one's notification arrives before its answer.
+    const first = r.expectOffer()
+    const second = r.expectOffer()
+    log.committed = 3
+    log.notify!(3)
+    await tick()
+    r.offer(events(1, 3))
+    first()
+    log.committed = 5
+    log.notify!(5)
+    await tick()
+    r.offer(events(4, 5))
+    second()
+    await tick()
+    assert.deepEqual(got, range(1, 5))
+    assert.equal(log.reads, readsBefore, 'the own commits were not read back')
+    // Another writer's commit while a batch of ours is in flight: read once that batch answers.
+    const third = r.expectOffer()
+    log.committed = 6
+    log.notify!(6)
+    await tick()
+    assert.deepEqual(got, range(1, 5), 'waiting for the batch in flight')
+    third()
+    await tick()
+    assert.deepEqual(got, range(1, 6))
+    assert.equal(log.reads, readsBefore + 1)
+    // A batch that never answers holds another writer's commit back only a few milliseconds.
+    const stuck = r.expectOffer()
+    log.committed = 7
+    log.notify!(7)
+    await new Promise(resolve => setTimeout(resolve, 50))
+    assert.deepEqual(got, range(1, 7))
+    stuck()
+    stuck()
+  })
+
   it('holds an offer until the commits before it arrive, by offer or by log read', async (t) => {
     const log = scriptedLog()
     const { r, got } = reader(t, log)
