@@ -218,12 +218,11 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   /** The highest compacted revision seen by this process (knownCompactedRevision). */
   let compactedSeen = 0
   const sawCompacted = (revision: number): void => { if (revision > compactedSeen) compactedSeen = revision }
-  // Asked before every page at a past revision (a continue): shared like readRevision.
-  const readCompacted = coalesce(async () => {
+  const readCompacted = async (): Promise<number> => {
     const revision = (await query<{ revision: number }>('compacted-revision', pool, 'SELECT revision FROM compaction'))[0].revision
     sawCompacted(revision)
     return revision
-  })
+  }
 
   return {
     async get (key) {
