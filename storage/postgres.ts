@@ -218,11 +218,6 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
   /** The highest compacted revision seen by this process (knownCompactedRevision). */
   let compactedSeen = 0
   const sawCompacted = (revision: number): void => { if (revision > compactedSeen) compactedSeen = revision }
-  const readCompacted = async (): Promise<number> => {
-    const revision = (await query<{ revision: number }>('compacted-revision', pool, 'SELECT revision FROM compaction'))[0].revision
-    sawCompacted(revision)
-    return revision
-  }
 
   return {
     async get (key) {
@@ -253,7 +248,11 @@ export async function createPostgresStorage (opts: PostgresStorageOptions): Prom
 
     currentRevision: readRevision,
 
-    compactedRevision: readCompacted,
+    async compactedRevision () {
+      const revision = (await query<{ revision: number }>('compacted-revision', pool, 'SELECT revision FROM compaction'))[0].revision
+      sawCompacted(revision)
+      return revision
+    },
 
     knownCompactedRevision: () => compactedSeen,
 
