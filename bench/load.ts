@@ -239,7 +239,9 @@ async function loop (job: LoopJob): Promise<LoopResult> {
         if (good) r.onAnswer(body)
         else firstFailure ??= `${res.statusCode} ${body.slice(0, 300)}`
       } else {
-        await res.body.dump({ limit: Infinity })
+        // undici's dump reads at most `limit` bytes and then destroys the connection; Infinity
+        // is not a finite limit to it and falls back to 128 KiB, so a list closed its connection.
+        await res.body.dump({ limit: Number.MAX_SAFE_INTEGER })
       }
       const retryAfterS = job.honourRetryAfter === true && (res.statusCode === 429 || res.statusCode === 503)
         ? Number(res.headers['retry-after'] ?? NaN)
