@@ -133,7 +133,7 @@ export default fp(async function health (fastify: FastifyInstance, opts: HealthO
         else { failed = true; lines.push(`[-]${name} failed: reason withheld`) }
       }
       if (excluded.size > 0) lines.push(`warn: some health checks cannot be excluded: no matches for ${[...excluded].map(e => `"${e}"`).join(',')}`)
-      reply.header('cache-control', 'no-cache, private').header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8')
+      reply.header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8')
       if (failed) return reply.code(500).send(`${lines.join('\n')}\n${endpoint} check failed\n`)
       if (!verbose) return reply.code(200).send('ok')
       return reply.code(200).send(`${lines.join('\n')}\n${endpoint} check passed\n`)
@@ -142,7 +142,7 @@ export default fp(async function health (fastify: FastifyInstance, opts: HealthO
     fastify.get(`/${endpoint}/*`, async (request: FastifyRequest, reply: FastifyReply) => {
       const { '*': check } = request.params as { '*': string }
       const entry = checks[endpoint].find(([name]) => name === check)
-      reply.header('cache-control', 'no-cache, private').header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8')
+      reply.header('x-content-type-options', 'nosniff').type('text/plain; charset=utf-8')
       if (entry === undefined) return reply.code(404).send('404 page not found\n')
       const problem = await run(request, entry)
       if (problem === undefined) return reply.code(200).send('ok')

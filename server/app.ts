@@ -12,6 +12,7 @@ import type { Resource } from '../resources/define.js'
 import { firstServiceIP, servicePools } from '../resources/services.js'
 import storage from '../storage/plugin.js'
 import errors from '../plugins/errors.js'
+import answerHeaders from '../plugins/answer-headers.js'
 import requestInfo from '../plugins/request-info.js'
 import metrics from '../plugins/metrics/index.js'
 import { parseRuntimeConfig } from '../plugins/runtime-config.js'
@@ -73,8 +74,9 @@ export async function buildApp (opts: AppOptions): Promise<FastifyInstance> {
   app.decorate('featureGates', gates)
   for (const warning of gates.warnings) app.log.warn(warning)
 
-  // Every request: Status errors, the request info from the path, metrics.
+  // Every request: Status errors, Audit-Id and Cache-Control, the request info from the path, metrics.
   await app.register(errors)
+  await app.register(answerHeaders)
   await app.register(requestInfo)
   await app.register(metrics, { showHiddenMetricsForVersion: opts.showHiddenMetricsForVersion })
   await app.register(storage, { databaseUrl: opts.databaseUrl, compactionIntervalMs: opts.compactionIntervalMs, compactionMinRetain: opts.compactionMinRetain, observer: app.metrics.storage })

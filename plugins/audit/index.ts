@@ -1,9 +1,8 @@
 // The audit log (--audit-policy-file, --audit-log-path): each request the policy selects gives
-// audit.svc.io/v1 Events at its stages, with an Audit-Id response header. The hooks keep
+// audit.svc.io/v1 Events at its stages, under the request's Audit-Id (plugins/answer-headers.ts). The hooks keep
 // references only; events are built and serialized in the writer's batch, after the answer.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { randomUUID } from 'node:crypto'
 import { parse as parseYaml } from 'yaml'
 import { GROUPS, MEDIA_TYPES } from '../../resources/naming.js'
 import type { UserInfo } from '../../resources/user-info.js'
@@ -44,7 +43,6 @@ declare module 'fastify' {
 }
 
 const EVENT_API_VERSION = `${GROUPS.audit}/v1`
-const AUDIT_ID_HEADER = 'audit-id'
 
 /** RFC 3339 with microseconds, as the reference server writes audit timestamps. */
 const microTime = (d: Date): string => d.toISOString().replace(/Z$/, '000Z')
@@ -228,9 +226,7 @@ export default fp(async function audit (fastify: FastifyInstance, opts: AuditOpt
   // After authentication, before impersonation: the policy sees the authenticated user, as the
   // reference server's audit filter does.
   fastify.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
-    const given = request.headers[AUDIT_ID_HEADER]
-    const id = typeof given === 'string' && given !== '' ? given : randomUUID()
-    void reply.header('Audit-Id', id)
+    const id = request.auditId
     const decision = decide(request, request.user)
     if (decision.level === 'None') return done()
     const ctx: AuditContext = { id, decision, receivedAt: new Date(), user: request.user }
@@ -263,12 +259,11 @@ export default fp(async function audit (fastify: FastifyInstance, opts: AuditOpt
       if (reply.statusCode !== 401) return done()
       const decision = decide(request, undefined)
       if (decision.level === 'None') return done()
-      const id = reply.getHeader('audit-id')
-      ctx = { id: typeof id === 'string' ? id : randomUUID(), decision, receivedAt: new Date(Date.now() - reply.elapsedTime), user: undefined }
+      ctx = { id: request.auditId, decision, receivedAt: new Date(Date.now() - reply.elapsedTime), user: undefined }
       emit(request, ctx, 'ResponseStarted', reply.statusCode, new Date())
       return done()
     }
     emit(request, ctx, 'ResponseComplete', reply.statusCode, new Date())
     done()
   })
-}, { name: 'audit', dependencies: ['request-info', 'authn'] })
+}, { name: 'audit', dependencies: ['answer-headers', 'request-info', 'authn'] })

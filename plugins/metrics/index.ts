@@ -253,6 +253,6 @@ export default fp(async function metrics (fastify: FastifyInstance, opts: Metric
 
   fastify.get('/metrics', async (_request: FastifyRequest, reply: FastifyReply) => {
     const text = await registry.metrics()
-    return reply.type(registry.contentType).header('cache-control', 'no-cache, private').send(text)
+    return reply.type(registry.contentType).send(text)
   })
 }, { name: 'metrics', dependencies: ['request-info'] })

@@ -84,7 +84,7 @@ export default fp(async function openapi (fastify: FastifyInstance) {
     wanted(request.headers.accept, false)
     const paths: Record<string, { serverRelativeURL: string }> = {}
     for (const [gv, doc] of v3Docs()) paths[gv] = { serverRelativeURL: `/openapi/v3/${gv}?hash=${doc.hash}` }
-    return reply.code(200).header('cache-control', 'no-cache, private').type(MEDIA_TYPES.json).send(JSON.stringify({ paths }))
+    return reply.code(200).type(MEDIA_TYPES.json).send(JSON.stringify({ paths }))
   })
 
   fastify.get('/openapi/v3/*', async (request, reply) => {
@@ -97,8 +97,6 @@ export default fp(async function openapi (fastify: FastifyInstance) {
       // A stale hash is sent to the current document, as upstream does; a matching one is immutable.
       if (asked !== doc.hash) return reply.code(301).header('location', `/openapi/v3/${gv}?hash=${doc.hash}`).send()
       void reply.header('cache-control', 'public, immutable').header('expires', new Date(Date.now() + 365 * 86400_000).toUTCString())
-    } else {
-      void reply.header('cache-control', 'no-cache, private')
     }
     if (notModified(request, reply, quote(doc.hash))) return reply.code(304).send()
     return reply.code(200).type(MEDIA_TYPES.json).send(doc.json)

@@ -137,7 +137,7 @@ export async function serveWatch (store: GenericStore, namespace: string, o: Lis
   reply.hijack()
   // A protobuf stream is length-prefixed WatchEvent frames, named as the client asked with `stream=watch`.
   const contentType = repr.as === 'protobuf' ? `${repr.mediaType};stream=watch` : 'application/json'
-  raw.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-cache, private', 'x-content-type-options': 'nosniff' })
+  raw.writeHead(200, { 'content-type': contentType, 'x-content-type-options': 'nosniff' })
   raw.flushHeaders()
 
   let closed = false
