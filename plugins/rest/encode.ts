@@ -1,10 +1,11 @@
 // Writes answers in the negotiated representation; JSON objects go out as the stored bytes.
-import { Readable } from 'node:stream'
+import type { Readable } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import { stringify as toYaml } from 'yaml'
 import type { AnyObject, Resource } from '../../resources/define.js'
 import { MEDIA_TYPES } from '../../resources/naming.js'
 import type { Representation } from './negotiation.js'
+import { chunkStream } from './chunk-stream.js'
 import { partialObjectMetadata, renderRow, rowTemplate, table, tableRow, type IncludeObject, type RowTemplate } from './table.js'
 
 export interface EncodeOptions { repr: Representation, pretty: boolean, includeObject: IncludeObject }
@@ -63,8 +64,8 @@ function streamOf (pieces: Iterable<string>): Readable {
   return pulled(chunks())
 }
 
-/** Pulled as the socket drains: at most a chunk or two are held beside the items. */
-const pulled = (chunks: Iterable<Buffer>): Readable => Readable.from(chunks, { objectMode: false, highWaterMark: CHUNK })
+/** Pulled as the socket drains, a turn of the event loop each: at most a chunk or two are held beside the items. */
+const pulled = (chunks: Iterable<Buffer>): Readable => chunkStream(chunks, CHUNK)
 
 /** Whether an audit records this request's answer (it then keeps the answer whole). */
 function answerRecorded (reply: FastifyReply): boolean {
