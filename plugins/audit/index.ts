@@ -1,6 +1,7 @@
 // The audit log (--audit-policy-file, --audit-log-path): each request the policy selects gives
-// audit.svc.io/v1 Events at its stages, under the request's Audit-Id (plugins/answer-headers.ts). The hooks keep
-// references only; events are built and serialized in the writer's batch, after the answer.
+// audit.svc.io/v1 Events at its stages, under the request's Audit-Id (plugins/answer-headers.ts).
+// The hooks keep references only; events are built and serialized in the writer's batch, after
+// the answer.
 import fp from 'fastify-plugin'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { parse as parseYaml } from 'yaml'
