@@ -12,6 +12,8 @@ import { networkInterfaces } from 'node:os'
 import { isIPv6 } from 'node:net'
 import { CONTROLLER_USER, ENDPOINT_SLICES, GROUPS, NAMESPACES } from '../resources/naming.js'
 import { ApiError } from '../resources/status.js'
+import { SERVICE_POOLS } from '../resources/service-allocation.js'
+import { familyOf } from '../resources/value-ranges.js'
 import type { Caller } from '../storage/resource-store.js'
 import { EndpointLeases } from '../storage/endpoint-leases.js'
 import {
@@ -39,6 +41,8 @@ export function hostAddress (): string | undefined {
 }
 
 export const KUBERNETES_SERVICE_NAME = 'kubernetes'
+/** Longer than a create takes between its address's claim and its object on a busy replica. */
+const LEFTOVER_CLAIM_WAIT_MS = 1000
 
 export default fp(async function kubernetesService (fastify: FastifyInstance, opts: KubernetesServiceOptions) {
   // With --secure-port 0 the port is the one listen() was given, known only once it is bound.
@@ -72,18 +76,27 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
       if (err instanceof ApiError && err.code === 404) return false
       throw err
     })
-    if (!await exists()) {
+    const create = async (): Promise<ApiError | undefined> => {
       try {
         await store.create(NAMESPACES.default, body, writeOptions, caller())
-        return
+        return undefined
       } catch (err) {
         if (!(err instanceof ApiError)) throw err
-        // Another replica created it meanwhile (409, or 422 for its address): reconcile it below.
-        // Otherwise its address is held by another Service: serve anyway, and say why it is missing.
-        if (!await exists()) {
-          fastify.log.warn({ err: err.message }, 'the kubernetes Service could not be created')
-          return
-        }
+        return err
+      }
+    }
+    if (!await exists()) {
+      let refused = await create()
+      if (refused === undefined) return
+      // Another replica created it meanwhile (409, or 422 for its address): reconcile it below.
+      if (!await exists() && await releaseLeftoverClaim(store.key(NAMESPACES.default, KUBERNETES_SERVICE_NAME), exists)) {
+        refused = await create()
+        if (refused === undefined) return
+      }
+      // Otherwise its address is held by another Service: serve anyway, and say why it is missing.
+      if (!await exists()) {
+        fastify.log.warn({ err: refused.message }, 'the kubernetes Service could not be created')
+        return
       }
     }
     try {
@@ -96,6 +109,26 @@ export default fp(async function kubernetesService (fastify: FastifyInstance, op
       fastify.log.warn({ err: err.message }, 'the kubernetes Service could not be reconciled')
     }
   })
+
+  /**
+   * A claim of the Service's address held in the Service's own name while the Service does not
+   * exist: what a create leaves when its process stops between the claim and the object (a start
+   * stopped by a signal). The repair pass would release it only after its grace period, and the
+   * Service would be missing until the next start; it is released here once a moment's wait
+   * shows no create of it in flight on another replica. True when it was released.
+   */
+  async function releaseLeftoverClaim (owner: string, exists: () => Promise<boolean>): Promise<boolean> {
+    const family = familyOf(opts.clusterIP)
+    const pool = family === undefined ? undefined : fastify.pools.get(SERVICE_POOLS.clusterIPs(family))
+    if (pool === undefined) return false
+    const value = pool.canonical(opts.clusterIP)
+    const claim = (await pool.claims()).find(c => c.value === value)
+    if (claim === undefined || claim.owner !== owner) return false
+    await new Promise(resolve => setTimeout(resolve, LEFTOVER_CLAIM_WAIT_MS))
+    if (await exists()) return false
+    await pool.release(value, owner)
+    return true
+  }
 
   /** The Endpoints and EndpointSlice naming `addresses`, created or put right. */
   async function writeEndpoints (addresses: string[]): Promise<void> {

@@ -1,6 +1,7 @@
 // The `kubernetes` Service's endpoints with several replicas on one database: each names every
 // live replica's advertised address; a replica that stops takes its own away; with
-// --endpoint-reconciler-type=none nothing is written.
+// --endpoint-reconciler-type=none nothing is written; a claim of its address left by a stopped
+// start does not keep it from being created.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/app.js'
@@ -8,6 +9,7 @@ import { freshDatabase } from '../helpers/postgres.js'
 import { GROUPS } from '../../resources/naming.js'
 import { ENDPOINT_LEASES_PREFIX } from '../../storage/endpoint-leases.js'
 import { eventually } from '../helpers/eventually.js'
+import { SERVICE_POOLS } from '../../resources/service-allocation.js'
 
 // Reconciles only at start and stop here: the periodic ones are the unit tests' (endpoint-reconciler.test.ts).
 const OPTS = { securePort: 7443, endpointReconciler: { intervalMs: 3_600_000 } }
@@ -68,4 +70,24 @@ test('a reconcile that finds the endpoints right renews the lease and writes not
   assert.ok(renewed !== undefined)
   await eventually(async () => { assert.ok((await leaseRevision())! > renewed + 1, 'renewed twice more') }, 10_000, 20)
   assert.deepEqual(await versions(), before)
+})
+
+test('a start after one stopped between the address claim and the Service write creates the Service', async (t) => {
+  const databaseUrl = await freshDatabase(t)
+  const first = await buildTestApp(t, { databaseUrl, ...OPTS })
+  const services = first.app.resources.find({ group: '', resource: 'services' })!
+  assert.equal((await first.request({ method: 'DELETE', url: '/api/v1/namespaces/default/services/kubernetes' })).statusCode, 200)
+  // What a process stopped after the claim of 10.96.0.1 and before the Service's write leaves.
+  const pool = first.app.pools.get(SERVICE_POOLS.clusterIPs('IPv4'))!
+  await pool.claim('10.96.0.1', services.key('default', 'kubernetes'), false)
+  await first.app.close()
+
+  const warnings: string[] = []
+  const second = await buildTestApp(t, { databaseUrl, ...OPTS, logger: { level: 'warn', stream: { write: (line: string) => { warnings.push(line) } } } })
+  const svc = await second.request({ method: 'GET', url: '/api/v1/namespaces/default/services/kubernetes' })
+  assert.equal(svc.statusCode, 200, svc.body)
+  assert.deepEqual(svc.json().spec.clusterIPs, ['10.96.0.1'])
+  assert.deepEqual(warnings.filter(l => l.includes('kubernetes Service')), [])
+  const claims = await second.app.pools.get(SERVICE_POOLS.clusterIPs('IPv4'))!.claims()
+  assert.deepEqual(claims.filter(c => c.value === '10.96.0.1').map(c => c.owner), [services.key('default', 'kubernetes')])
 })
