@@ -91,8 +91,11 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
     databaseUrl = embedded.url
   }
   if (reuse) {
-    early?.release()
+    // The new handler before the old one goes: a signal's listeners never drop to none, when Node
+    // would close its signal handle, and a signal already received but not yet dispatched would
+    // be lost with it (the start then ran on as if never signalled).
     starting = stopOnSignal(Promise.resolve(embedded!))
+    early?.release()
   }
   let pki: Awaited<typeof loadingPki>['pki']
   let writeKubeconfig: Awaited<typeof loadingPki>['writeKubeconfig']
@@ -136,7 +139,6 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
     onCollect: (before, after, ms) => app.log.debug({ before, after, ms: Math.round(ms) }, 'collected garbage while idle')
   })
 
-  starting?.release()
   let stopping = false
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return
@@ -151,4 +153,6 @@ export async function serve (args: string[], early?: EarlyDatabase): Promise<voi
   }
   process.on('SIGTERM', () => { void stop('SIGTERM') })
   process.on('SIGINT', () => { void stop('SIGINT') })
+  // Only now, as above: the graceful stop's listeners are in place before the start's go.
+  starting?.release()
 }
