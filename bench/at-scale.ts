@@ -109,8 +109,14 @@ export async function runAtScale (ctx: ScaleContext, workloads: { rest: boolean,
   const restarted = await startServer({ dataDir: dir, port: await freePort(), cpuProfDir: ctx.profDir, nodeArgs: flags.serverNodeArgs })
   const rss = restarted.rssBytes()
   const readyParts = restarted.rssParts()
-  await restarted.stop()
-  raw.startup = { readyMs: restarted.readyMs, bare, rssBytes: rss, rssParts: readyParts, liveBytes: live.bytes }
+  // When ready, the heap still holds the fill's garbage: the idle collector gives it back once the server is quiet.
+  let settled: Awaited<ReturnType<typeof settledRss>>
+  try {
+    settled = await settledRss(restarted)
+  } finally {
+    await restarted.stop()
+  }
+  raw.startup = { readyMs: restarted.readyMs, bare, rssBytes: rss, rssParts: readyParts, settledRssBytes: settled.rss, settledRssParts: settled.parts, liveBytes: live.bytes }
   const ratio = restarted.readyMs / bare.ms
   rows.push({
     workload: `startup: ${bare.rows} objects`,
@@ -128,5 +134,13 @@ export async function runAtScale (ctx: ScaleContext, workloads: { rest: boolean,
     target: '<= 1.5x',
     pass: rss <= 1.5 * live.bytes
   })
-  notes.push(`startup: RSS when ready ${split(readyParts)}`)
+  rows.push({
+    workload: `startup: RSS settled after the restart, ${live.objects} ConfigMaps`,
+    figure: `RSS ${mib(settled.rss)}`,
+    ceiling: `JSON ${mib(live.bytes)}`,
+    ratio: settled.rss / live.bytes,
+    target: '<= 1.5x',
+    pass: settled.rss <= 1.5 * live.bytes
+  })
+  notes.push(`startup: RSS when ready ${split(readyParts)}; settled ${split(settled.parts)}`)
 }

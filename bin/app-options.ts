@@ -89,6 +89,7 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     services: { clusterIPRanges: flags.serviceClusterIPRange, nodePortRange: flags.serviceNodePortRange },
     securePort: flags.securePort,
     http2: { disabled: flags.disableHttp2Serving, maxStreamsPerConnection: flags.http2MaxStreamsPerConnection },
+    tlsProtocol: { minVersion: flags.tlsMinVersion, cipherSuites: flags.tlsCipherSuites },
     nodeLifecycle: {
       monitorPeriodMs: flags.nodeMonitorPeriodMs,
       gracePeriodMs: flags.nodeMonitorGracePeriodMs,

@@ -6,6 +6,7 @@ import type { Socket } from 'node:net'
 import { clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES } from '../plugins/client-errors.js'
 import { BODY_LIMIT } from '../plugins/rest/index.js'
 import type { AppOptions } from './options.js'
+import { tlsProtocolOptions } from './tls-protocol.js'
 
 /** --http2-max-streams-per-connection's default, the reference server's. */
 export const DEFAULT_HTTP2_MAX_STREAMS = 1000
@@ -23,7 +24,7 @@ export function createHttpServer (opts: AppOptions): FastifyInstance {
         ca: opts.tls.clientCA,
         requestCert: opts.tls.clientCA !== undefined,
         rejectUnauthorized: false,
-        minVersion: 'TLSv1.2' as const,
+        ...tlsProtocolOptions(opts.tlsProtocol, http2),
         maxHeaderSize: MAX_HEADER_BYTES
       }
   const app = Fastify({

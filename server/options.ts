@@ -14,6 +14,7 @@ import type { ShutdownOptions } from '../plugins/shutdown.js'
 import type { FlowControlOptions } from '../plugins/flowcontrol/index.js'
 import type { ServiceRanges } from '../resources/services.js'
 import type { NodeAgentOptions } from '../plugins/streams/index.js'
+import type { TlsProtocolOptions } from './tls-protocol.js'
 
 /** The port the server listens on unless told otherwise (--secure-port), the reference's. */
 export const DEFAULT_SECURE_PORT = 6443
@@ -75,6 +76,8 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
   nodeAgent?: NodeAgentOptions
   /** --disable-http2-serving, --http2-max-streams-per-connection: HTTP/2 beside HTTP/1.1 on the TLS port. */
   http2?: { disabled?: boolean, maxStreamsPerConnection?: number }
+  /** --tls-min-version, --tls-cipher-suites: the TLS versions and TLS 1.2 cipher suites the port agrees to. */
+  tlsProtocol?: TlsProtocolOptions
   /** --enable-priority-and-fairness, --max-requests-inflight, --max-mutating-requests-inflight, --request-timeout. */
   flowControl?: FlowControlOptions
 }

@@ -1,13 +1,14 @@
 // Serving, storage and process flags: where the server listens, what it serves with, where it
 // keeps its data, and how it stops.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../../resources/services.js'
-import { bool, count, duration, ip, maybe, oneOf, port, reachableIP, text } from './kinds.js'
+import { bool, count, duration, ip, maybe, oneOf, port, reachableIP, strings, text } from './kinds.js'
 import { portRange, serviceCIDRs } from './service-kinds.js'
 import { STORAGE_FLAGS } from './storage.js'
 import { flag } from './spec.js'
 import { ENDPOINT_RECONCILER_TYPES } from '../../controllers/endpoint-reconciler.js'
 import { DEFAULT_SECURE_PORT } from '../../server/options.js'
 import { DEFAULT_HTTP2_MAX_STREAMS } from '../../server/http-server.js'
+import { checkCipherSuiteNames, INSECURE_CIPHER_NAMES, PREFERRED_CIPHER_NAMES, TLS_VERSION_NAMES } from '../../server/tls-protocol.js'
 import { DEFAULT_MAX_MUTATING_REQUESTS_INFLIGHT, DEFAULT_MAX_REQUESTS_INFLIGHT, DEFAULT_REQUEST_TIMEOUT_MS } from '../../plugins/flowcontrol/index.js'
 
 const CLIENT_ADDRESS = 'process: the serving certificate\'s names and the kubeconfig\'s server'
@@ -85,6 +86,17 @@ export const SERVING_FLAGS = [
   flag({
     name: 'tls-private-key-file', key: 'tlsPrivateKeyFile', kind: maybe(text), default: undefined, defaultText: 'generated', readsFile: true, section: 'Secure serving', target: 'tls.key',
     help: 'File containing the default x509 private key matching --tls-cert-file.'
+  }),
+  flag({
+    name: 'tls-cipher-suites', key: 'tlsCipherSuites', kind: strings, default: [], section: 'Secure serving', target: 'tlsProtocol.cipherSuites',
+    help: 'Comma-separated list of cipher suites for the server, by Go\'s names. If omitted, the default cipher suites of the TLS library (OpenSSL) will be used. \n' +
+      `Preferred values: ${PREFERRED_CIPHER_NAMES.join(', ')}. \n` +
+      `Insecure values: ${INSECURE_CIPHER_NAMES.join(', ')}.`,
+    check: checkCipherSuiteNames
+  }),
+  flag({
+    name: 'tls-min-version', key: 'tlsMinVersion', kind: maybe(oneOf(TLS_VERSION_NAMES, `unknown tls version; possible values: ${TLS_VERSION_NAMES.join(', ')}`)), default: undefined, section: 'Secure serving', target: 'tlsProtocol.minVersion',
+    help: `Minimum TLS version supported. Possible values: ${TLS_VERSION_NAMES.join(', ')}`
   }),
   flag({
     name: 'log-level', key: 'logLevel', kind: text, default: (env) => env.LOG_LEVEL ?? 'info', defaultText: 'info', section: 'Logs', target: 'logger',

@@ -28,7 +28,9 @@ const SAMPLES: Record<string, string> = {
   'service-node-port-range': '20000-20999',
   'feature-gates': 'AllAlpha=true',
   'kubelet-preferred-address-types': 'InternalIP,Hostname',
-  'endpoint-reconciler-type': 'none'
+  'endpoint-reconciler-type': 'none',
+  'tls-cipher-suites': 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384',
+  'tls-min-version': 'VersionTLS13'
 }
 const BY_TYPE: Record<string, string> = { int: '7', duration: '7s', strings: 'a,b', stringArray: 'a', mapStringString: 'k=v', string: 'x', ip: '10.0.0.5' }
 
