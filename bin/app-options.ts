@@ -90,6 +90,7 @@ export function appOptions (flags: Flags, { databaseUrl, pki, auditPolicy }: Pre
     securePort: flags.securePort,
     http2: { disabled: flags.disableHttp2Serving, maxStreamsPerConnection: flags.http2MaxStreamsPerConnection },
     tlsProtocol: { minVersion: flags.tlsMinVersion, cipherSuites: flags.tlsCipherSuites },
+    sniCertificates: flags.tlsSniCertKeys,
     nodeLifecycle: {
       monitorPeriodMs: flags.nodeMonitorPeriodMs,
       gracePeriodMs: flags.nodeMonitorGracePeriodMs,

@@ -7,6 +7,8 @@ import { clientErrorHandler, frameworkErrors, MAX_HEADER_BYTES } from '../plugin
 import { BODY_LIMIT } from '../plugins/rest/index.js'
 import type { AppOptions } from './options.js'
 import { tlsProtocolOptions } from './tls-protocol.js'
+import { contextFor, sniContexts } from './sni-certificates.js'
+import type { SecureContext } from 'node:tls'
 
 /** --http2-max-streams-per-connection's default, the reference server's. */
 export const DEFAULT_HTTP2_MAX_STREAMS = 1000
@@ -16,17 +18,7 @@ const UNSET_HTTP2_MAX_STREAMS = 250
 export function createHttpServer (opts: AppOptions): FastifyInstance {
   const http2 = opts.tls !== undefined && opts.http2?.disabled !== true
   const forceClose = opts.shutdown === undefined
-  const tlsOptions = opts.tls === undefined
-    ? undefined
-    : {
-        cert: opts.tls.cert,
-        key: opts.tls.key,
-        ca: opts.tls.clientCA,
-        requestCert: opts.tls.clientCA !== undefined,
-        rejectUnauthorized: false,
-        ...tlsProtocolOptions(opts.tlsProtocol, http2),
-        maxHeaderSize: MAX_HEADER_BYTES
-      }
+  const tlsOptions = opts.tls === undefined ? undefined : secureOptions(opts.tls, opts, http2)
   const app = Fastify({
     logger: opts.logger ?? false,
     logController: new LogController({ disableRequestLogging: opts.logRequests !== true }),
@@ -57,6 +49,21 @@ export function createHttpServer (opts: AppOptions): FastifyInstance {
     if (forceClose) cutConnectionsOnClose(app, server)
   }
   return app
+}
+
+/** The TLS server's options: the default certificate, client CAs, versions and suites, and the certificates chosen by SNI. */
+function secureOptions (tls: NonNullable<AppOptions['tls']>, opts: AppOptions, http2: boolean): object {
+  const context = { ca: tls.clientCA, ...tlsProtocolOptions(opts.tlsProtocol, http2) }
+  const sni = opts.sniCertificates === undefined || opts.sniCertificates.length === 0 ? undefined : sniContexts(opts.sniCertificates, context)
+  return {
+    cert: tls.cert,
+    key: tls.key,
+    ...context,
+    requestCert: tls.clientCA !== undefined,
+    rejectUnauthorized: false,
+    maxHeaderSize: MAX_HEADER_BYTES,
+    ...(sni === undefined ? {} : { SNICallback: (name: string, done: (err: Error | null, ctx?: SecureContext) => void) => { done(null, contextFor(sni, name)) } })
+  }
 }
 
 /**

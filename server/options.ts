@@ -15,6 +15,7 @@ import type { FlowControlOptions } from '../plugins/flowcontrol/index.js'
 import type { ServiceRanges } from '../resources/services.js'
 import type { NodeAgentOptions } from '../plugins/streams/index.js'
 import type { TlsProtocolOptions } from './tls-protocol.js'
+import type { NamedCertKey } from './sni-certificates.js'
 
 /** The port the server listens on unless told otherwise (--secure-port), the reference's. */
 export const DEFAULT_SECURE_PORT = 6443
@@ -78,6 +79,8 @@ export interface AppOptions extends AuthenticationSettings, AuthorizationSetting
   http2?: { disabled?: boolean, maxStreamsPerConnection?: number }
   /** --tls-min-version, --tls-cipher-suites: the TLS versions and TLS 1.2 cipher suites the port agrees to. */
   tlsProtocol?: TlsProtocolOptions
+  /** --tls-sni-cert-key: serving certificates chosen by the name the client asks for. */
+  sniCertificates?: NamedCertKey[]
   /** --enable-priority-and-fairness, --max-requests-inflight, --max-mutating-requests-inflight, --request-timeout. */
   flowControl?: FlowControlOptions
 }

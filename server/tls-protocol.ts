@@ -1,7 +1,7 @@
 // --tls-min-version and --tls-cipher-suites: the reference names TLS versions and cipher suites
 // as Go's crypto/tls does, and OpenSSL (Node's TLS) names them its own way. The names here are
 // Go's, in Go's server preference order; each TLS 1.2 suite maps to OpenSSL's name for it.
-import { createSecureContext } from 'node:tls'
+import { createSecureContext, type SecureVersion } from 'node:tls'
 
 export const TLS_VERSIONS = {
   VersionTLS10: 'TLSv1',
@@ -79,7 +79,7 @@ const HTTP2_REQUIRED = ['TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_ECDS
  * lowered so that old clients can connect at all, as they can to the reference. Throws, with the
  * reference's words where it has them, on settings that would leave a client nothing to agree on.
  */
-export function tlsProtocolOptions (opts: TlsProtocolOptions | undefined, http2: boolean): { minVersion: string, ciphers?: string, honorCipherOrder?: boolean } {
+export function tlsProtocolOptions (opts: TlsProtocolOptions | undefined, http2: boolean): { minVersion: SecureVersion, ciphers?: string, honorCipherOrder?: boolean } {
   const version = opts?.minVersion ?? 'VersionTLS12'
   const minVersion = TLS_VERSIONS[version]
   const legacy = version === 'VersionTLS10' || version === 'VersionTLS11'

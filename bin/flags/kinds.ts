@@ -2,6 +2,7 @@
 // with which message), and how --help names the type and prints a default, as pflag does.
 import { isIP } from 'node:net'
 import { featureGates, parseFeatureGateFlag } from '../../resources/feature-gates.js'
+import type { NamedCertKey } from '../../server/sni-certificates.js'
 
 export interface Kind<T> {
   /** The value's type as --help prints it (pflag's names); '' for a bool, which takes no value. */
@@ -96,6 +97,28 @@ export function keyValues (want: string, valueForm = /^/): Kind<Record<string, s
     },
     show: (v) => Object.keys(v).length === 0 ? undefined : `[${Object.entries(v).map(([k, x]) => `${k}=${x}`).join(',')}]`
   }
+}
+
+/**
+ * `cert,key` or `cert,key:name1,name2`, one pair per occurrence (repeatable), as the reference's
+ * --tls-sni-cert-key takes it.
+ */
+export const namedCertKeys: Kind<NamedCertKey[]> = {
+  type: 'namedCertKey',
+  parse (name, t, previous) {
+    const colon = t.indexOf(':')
+    const pair = (colon < 0 ? t : t.slice(0, colon)).trim()
+    let names: string[] = []
+    if (colon >= 0) {
+      const list = t.slice(colon + 1).trim()
+      if (list === '') throw new Error(`invalid --${name} "${t}": empty names list is not allowed`)
+      names = list.split(',').map(n => n.trim())
+    }
+    const files = pair.split(',')
+    if (files.length !== 2) throw new Error(`invalid --${name} "${t}": expected comma separated certificate and key file paths`)
+    return [...previous, { certFile: files[0]!.trim(), keyFile: files[1]!.trim(), names }]
+  },
+  show: (v) => v.length === 0 ? undefined : `[${v.map(p => `${p.certFile},${p.keyFile}${p.names.length > 0 ? `:${p.names.join(',')}` : ''}`).join(';')}]`
 }
 
 /** One of a few words; `wanted` ends the message for any other. */

@@ -1,7 +1,7 @@
 // Serving, storage and process flags: where the server listens, what it serves with, where it
 // keeps its data, and how it stops.
 import { DEFAULT_SERVICE_CLUSTER_IP_RANGE, DEFAULT_SERVICE_NODE_PORT_RANGE } from '../../resources/services.js'
-import { bool, count, duration, ip, maybe, oneOf, port, reachableIP, strings, text } from './kinds.js'
+import { bool, count, duration, ip, maybe, namedCertKeys, oneOf, port, reachableIP, strings, text } from './kinds.js'
 import { portRange, serviceCIDRs } from './service-kinds.js'
 import { STORAGE_FLAGS } from './storage.js'
 import { flag } from './spec.js'
@@ -97,6 +97,10 @@ export const SERVING_FLAGS = [
   flag({
     name: 'tls-min-version', key: 'tlsMinVersion', kind: maybe(oneOf(TLS_VERSION_NAMES, `unknown tls version; possible values: ${TLS_VERSION_NAMES.join(', ')}`)), default: undefined, section: 'Secure serving', target: 'tlsProtocol.minVersion',
     help: `Minimum TLS version supported. Possible values: ${TLS_VERSION_NAMES.join(', ')}`
+  }),
+  flag({
+    name: 'tls-sni-cert-key', key: 'tlsSniCertKeys', kind: namedCertKeys, default: [], section: 'Secure serving', target: 'sniCertificates',
+    help: 'A pair of x509 certificate and private key file paths, optionally suffixed with a list of domain patterns which are fully qualified domain names, possibly with prefixed wildcard segments. If no domain patterns are provided, the names of the certificate are extracted. Non-wildcard matches trump over wildcard matches, explicit domain patterns trump over extracted names. For multiple key/certificate pairs, use the --tls-sni-cert-key multiple times. Examples: "example.crt,example.key" or "foo.crt,foo.key:*.foo.com,foo.com".'
   }),
   flag({
     name: 'log-level', key: 'logLevel', kind: text, default: (env) => env.LOG_LEVEL ?? 'info', defaultText: 'info', section: 'Logs', target: 'logger',

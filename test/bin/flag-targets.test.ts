@@ -30,7 +30,8 @@ const SAMPLES: Record<string, string> = {
   'kubelet-preferred-address-types': 'InternalIP,Hostname',
   'endpoint-reconciler-type': 'none',
   'tls-cipher-suites': 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384',
-  'tls-min-version': 'VersionTLS13'
+  'tls-min-version': 'VersionTLS13',
+  'tls-sni-cert-key': 'a.crt,a.key:a.example'
 }
 const BY_TYPE: Record<string, string> = { int: '7', duration: '7s', strings: 'a,b', stringArray: 'a', mapStringString: 'k=v', string: 'x', ip: '10.0.0.5' }
 
