@@ -9,11 +9,11 @@ import { X509Certificate } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { connect as tlsConnect } from 'node:tls'
 import { parseFlags } from '../../bin/flags.js'
 import { certificateNames } from '../../server/sni-certificates.js'
 import { startTestServer, type TestServer } from '../helpers/tls-app.js'
 import { hasKubectl, kubectlFor } from '../helpers/kubectl.js'
+import { tlsProbe } from '../helpers/tls-probe.js'
 import { stringify } from 'yaml'
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0
@@ -30,16 +30,8 @@ function pair (dir: string, file: string, cn: string, sans: string[]): { certFil
 }
 
 /** The common name of the certificate served to a client asking for `servername` (none: no SNI). */
-function servedName (server: TestServer, servername?: string): Promise<string> {
-  const { port } = new URL(server.url)
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), rejectUnauthorized: false, ...(servername === undefined ? {} : { servername }) }, () => {
-      resolve(socket.getPeerCertificate().subject.CN as string)
-      socket.end()
-    })
-    socket.on('error', reject)
-  })
-}
+const servedName = async (server: TestServer, servername?: string): Promise<string> =>
+  (await tlsProbe(server, servername === undefined ? {} : { servername })).servedName
 
 describe('serving certificates chosen by SNI (--tls-sni-cert-key)', () => {
   it('reads the flag as the reference does, one pair per occurrence', () => {
@@ -86,28 +78,11 @@ describe('serving certificates chosen by SNI (--tls-sni-cert-key)', () => {
     assert.equal(await servedName(server, 'a.b.wild.example'), defaultName, 'a wildcard covers one label only')
     assert.equal(await servedName(server, 'other.example'), defaultName)
 
-    // The admin's client certificate is verified on a connection served by an SNI certificate.
-    const status = await new Promise<number>((resolve, reject) => {
-      const { port } = new URL(server.url)
-      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'named.example', rejectUnauthorized: false, cert: server.admin.cert, key: server.admin.key, ALPNProtocols: ['http/1.1'] }, () => {
-        socket.write('GET /api/v1/namespaces/default HTTP/1.1\r\nHost: named.example\r\nConnection: close\r\n\r\n')
-        let text = ''
-        socket.on('data', (d: Buffer) => { text += d.toString() })
-        socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1])))
-      })
-      socket.on('error', reject)
-    })
+    // The admin's client certificate is verified on a connection served by an SNI certificate,
+    // and HTTP/2 is still offered on one.
+    const { status } = await tlsProbe(server, { servername: 'named.example', cert: server.admin.cert, key: server.admin.key, ALPNProtocols: ['http/1.1'] }, '/api/v1/namespaces/default')
     assert.equal(status, 200)
-    // HTTP/2 is still offered on a connection that switched certificates.
-    const alpn = await new Promise<string | false | null>((resolve, reject) => {
-      const { port } = new URL(server.url)
-      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), servername: 'named.example', rejectUnauthorized: false, ALPNProtocols: ['h2', 'http/1.1'] }, () => {
-        resolve(socket.alpnProtocol)
-        socket.end()
-      })
-      socket.on('error', reject)
-    })
-    assert.equal(alpn, 'h2')
+    assert.equal((await tlsProbe(server, { servername: 'named.example', ALPNProtocols: ['h2', 'http/1.1'] })).alpn, 'h2')
 
     if (!hasKubectl()) return
     // kubectl asks for the name its kubeconfig gives (tls-server-name) and checks the certificate against it.

@@ -3,28 +3,16 @@
 // HTTP/2 working, and a name the reference refuses stops start-up with the reference's words.
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { connect as tlsConnect, type ConnectionOptions } from 'node:tls'
+import type { ConnectionOptions } from 'node:tls'
 import { parseFlags } from '../../bin/flags.js'
 import { tlsProtocolOptions } from '../../server/tls-protocol.js'
 import { startTestServer, type TestServer } from '../helpers/tls-app.js'
 import { hasKubectl, kubectlFor } from '../helpers/kubectl.js'
+import { tlsProbe, type TlsProbe } from '../helpers/tls-probe.js'
 
-interface Handshake { protocol: string | null, cipher: string, status?: number }
-
-/** A TLS handshake with the admin's credentials, then GET /version; rejects when the handshake fails. */
-function handshake (server: TestServer, opts: ConnectionOptions): Promise<Handshake> {
-  const { port } = new URL(server.url)
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), ca: server.admin.ca, cert: server.admin.cert, key: server.admin.key, servername: 'localhost', ALPNProtocols: ['http/1.1'], ...opts }, () => {
-      const result: Handshake = { protocol: socket.getProtocol(), cipher: socket.getCipher().standardName }
-      socket.write('GET /version HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')
-      let text = ''
-      socket.on('data', (d: Buffer) => { text += d.toString() })
-      socket.on('end', () => resolve({ ...result, status: Number(/^HTTP\/1\.1 (\d+)/.exec(text)?.[1]) }))
-    })
-    socket.on('error', reject)
-  })
-}
+/** A handshake with the admin's credentials and an HTTP/1.1 GET /version on it. */
+const handshake = (server: TestServer, opts: ConnectionOptions): Promise<TlsProbe> =>
+  tlsProbe(server, { ca: server.admin.ca, rejectUnauthorized: true, cert: server.admin.cert, key: server.admin.key, servername: 'localhost', ALPNProtocols: ['http/1.1'], ...opts }, '/version')
 
 describe('TLS versions and cipher suites', () => {
   it('maps Go\'s names to OpenSSL\'s in Go\'s order, the server\'s order winning', () => {
@@ -68,18 +56,11 @@ describe('TLS versions and cipher suites', () => {
     const server = await startTestServer(t, { tlsProtocol: { cipherSuites: ['TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384', 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256'] } })
     await assert.rejects(handshake(server, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-CHACHA20-POLY1305' }), /handshake failure/)
     const preferred = await handshake(server, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-AES128-GCM-SHA256' })
-    assert.deepEqual(preferred, { protocol: 'TLSv1.2', cipher: 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', status: 200 })
+    assert.deepEqual([preferred.protocol, preferred.cipher, preferred.status], ['TLSv1.2', 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 200])
     const only = await handshake(server, { maxVersion: 'TLSv1.2', ciphers: 'ECDHE-ECDSA-AES256-GCM-SHA384' })
     assert.equal(only.cipher, 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384')
     assert.equal((await handshake(server, {})).protocol, 'TLSv1.3')
-    const h2 = await new Promise<string | false | null>((resolve, reject) => {
-      const { port } = new URL(server.url)
-      const socket = tlsConnect({ host: '127.0.0.1', port: Number(port), ca: server.admin.ca, servername: 'localhost', maxVersion: 'TLSv1.2', ALPNProtocols: ['h2'] }, () => {
-        resolve(socket.alpnProtocol)
-        socket.end()
-      })
-      socket.on('error', reject)
-    })
+    const { alpn: h2 } = await tlsProbe(server, { ca: server.admin.ca, rejectUnauthorized: true, servername: 'localhost', maxVersion: 'TLSv1.2', ALPNProtocols: ['h2'] })
     assert.equal(h2, 'h2')
   })
 })
